@@ -1,0 +1,427 @@
+// tlbo.cpp: implementation of the C ABI in tlbo.h over libtorch.
+//
+// Every entry point converts C++ exceptions into a status and a malloc'd
+// error string, so no exception ever crosses into Go.
+
+#include "tlbo.h"
+
+#include <torch/csrc/api/include/torch/serialize.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct tlbo_tensor_s {
+  at::Tensor t;
+};
+
+struct tlbo_op_s {
+  c10::OperatorHandle handle;
+  std::string name;
+};
+
+namespace {
+
+char *copy_string(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (p != nullptr) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+// guarded runs fn and turns any exception into status 1 and *err.
+template <typename F>
+int guarded(char **err, F &&fn) {
+  try {
+    fn();
+    return 0;
+  } catch (const c10::Error &e) {
+    if (err != nullptr) *err = copy_string(e.what_without_backtrace());
+  } catch (const std::exception &e) {
+    if (err != nullptr) *err = copy_string(e.what());
+  } catch (...) {
+    if (err != nullptr) *err = copy_string("unknown C++ exception");
+  }
+  return 1;
+}
+
+tlbo_tensor wrap(at::Tensor t) { return new tlbo_tensor_s{std::move(t)}; }
+
+const at::Tensor &unwrap(tlbo_tensor h) {
+  if (h == nullptr) throw std::invalid_argument("null tensor handle");
+  return h->t;
+}
+
+c10::Device make_device(int type, int index) {
+  switch (type) {
+    case 0:
+      return c10::Device(c10::DeviceType::CPU);
+    case 1:
+      return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index));
+    default:
+      throw std::invalid_argument("unknown device type " + std::to_string(type));
+  }
+}
+
+c10::ScalarType checked_dtype(int code) {
+  switch (code) {
+    case 0: case 3: case 4: case 6: case 7: case 11:
+      return static_cast<c10::ScalarType>(code);
+    default:
+      throw std::invalid_argument("unsupported dtype code " + std::to_string(code));
+  }
+}
+
+// to_ivalue converts one C argument to the IValue the schema's type expects.
+c10::IValue to_ivalue(const tlbo_arg &a, const c10::Argument &formal) {
+  c10::TypePtr type = formal.type();
+  if (a.kind == TLBO_ARG_NONE) return c10::IValue();
+  if (type->kind() == c10::TypeKind::OptionalType) {
+    type = type->expectRef<c10::OptionalType>().getElementType();
+  }
+  switch (a.kind) {
+    case TLBO_ARG_TENSOR:
+      if (a.tensor == nullptr) return c10::IValue();
+      return c10::IValue(a.tensor->t);
+    case TLBO_ARG_INT:
+      if (type->kind() == c10::TypeKind::FloatType) return c10::IValue(static_cast<double>(a.i));
+      return c10::IValue(a.i);
+    case TLBO_ARG_DOUBLE:
+      if (type->kind() == c10::TypeKind::IntType) {
+        throw std::invalid_argument("argument '" + formal.name() + "' must be an integer");
+      }
+      return c10::IValue(a.d);
+    case TLBO_ARG_BOOL:
+      return c10::IValue(a.i != 0);
+    case TLBO_ARG_INTS:
+      if (type->kind() == c10::TypeKind::ListType &&
+          type->expectRef<c10::ListType>().getElementType()->kind() == c10::TypeKind::FloatType) {
+        return c10::IValue(std::vector<double>(a.ints, a.ints + a.len));
+      }
+      return c10::IValue(std::vector<int64_t>(a.ints, a.ints + a.len));
+    case TLBO_ARG_DOUBLES:
+      return c10::IValue(std::vector<double>(a.doubles, a.doubles + a.len));
+    case TLBO_ARG_TENSORS: {
+      bool optional_elems = type->kind() == c10::TypeKind::ListType &&
+                            type->expectRef<c10::ListType>().getElementType()->kind() ==
+                                c10::TypeKind::OptionalType;
+      if (optional_elems) {
+        c10::List<c10::optional<at::Tensor>> list;
+        for (int64_t k = 0; k < a.len; ++k) {
+          if (a.tensors[k] == nullptr) {
+            list.push_back(c10::nullopt);
+          } else {
+            list.push_back(a.tensors[k]->t);
+          }
+        }
+        return c10::IValue(list);
+      }
+      c10::List<at::Tensor> list;
+      for (int64_t k = 0; k < a.len; ++k) list.push_back(unwrap(a.tensors[k]));
+      return c10::IValue(list);
+    }
+    case TLBO_ARG_DEVICE:
+      return c10::IValue(make_device(static_cast<int>(a.i), static_cast<int>(a.i2)));
+    case TLBO_ARG_STRING:
+      return c10::IValue(std::string(a.str == nullptr ? "" : a.str));
+    default:
+      throw std::invalid_argument("unknown argument kind " + std::to_string(a.kind));
+  }
+}
+
+// build_stack lays the arguments out in schema order, filling defaults.
+std::vector<c10::IValue> build_stack(const c10::FunctionSchema &schema, const tlbo_arg *args, int nargs) {
+  const auto &formals = schema.arguments();
+  std::vector<c10::IValue> stack(formals.size());
+  std::vector<bool> set(formals.size(), false);
+  size_t positional = 0;
+  for (int k = 0; k < nargs; ++k) {
+    size_t idx;
+    if (args[k].name != nullptr) {
+      auto found = schema.argumentIndexWithName(args[k].name);
+      if (!found) throw std::invalid_argument(std::string("no argument named '") + args[k].name + "'");
+      idx = static_cast<size_t>(*found);
+    } else {
+      idx = positional++;
+      if (idx >= formals.size()) {
+        throw std::invalid_argument("too many arguments: the schema takes " + std::to_string(formals.size()));
+      }
+    }
+    stack[idx] = to_ivalue(args[k], formals[idx]);
+    set[idx] = true;
+  }
+  for (size_t idx = 0; idx < formals.size(); ++idx) {
+    if (set[idx]) continue;
+    if (!formals[idx].default_value()) {
+      throw std::invalid_argument("missing argument '" + formals[idx].name() + "'");
+    }
+    stack[idx] = *formals[idx].default_value();
+  }
+  return stack;
+}
+
+void append_return(const c10::IValue &v, std::vector<tlbo_ret> &out) {
+  tlbo_ret r{};
+  if (v.isTensor()) {
+    const at::Tensor &t = v.toTensor();
+    r.kind = t.defined() ? TLBO_RET_TENSOR : TLBO_RET_NONE;
+    if (t.defined()) r.tensor = wrap(t);
+  } else if (v.isTensorList()) {
+    for (const at::Tensor &t : v.toTensorVector()) append_return(c10::IValue(t), out);
+    return;
+  } else if (v.isBool()) {
+    r.kind = TLBO_RET_BOOL;
+    r.i = v.toBool();
+  } else if (v.isInt()) {
+    r.kind = TLBO_RET_INT;
+    r.i = v.toInt();
+  } else if (v.isDouble()) {
+    r.kind = TLBO_RET_DOUBLE;
+    r.d = v.toDouble();
+  } else if (v.isNone()) {
+    r.kind = TLBO_RET_NONE;
+  } else {
+    throw std::runtime_error("unsupported return type " + v.tagKind());
+  }
+  out.push_back(r);
+}
+
+void free_returns(std::vector<tlbo_ret> &rets) {
+  for (auto &r : rets) delete r.tensor;
+}
+
+// flatten_tensors collects the tensors of a (possibly nested) dict in file order.
+void flatten_tensors(const c10::IValue &v, const std::string &prefix, std::vector<std::string> &names,
+                     std::vector<at::Tensor> &tensors) {
+  if (v.isTensor()) {
+    names.push_back(prefix);
+    tensors.push_back(v.toTensor());
+    return;
+  }
+  if (!v.isGenericDict()) return;  // non-tensor entries (numbers, strings) are not state
+  for (const auto &entry : v.toGenericDict()) {
+    if (!entry.key().isString()) throw std::runtime_error("checkpoint dict has a non-string key");
+    std::string key = entry.key().toStringRef();
+    flatten_tensors(entry.value(), prefix.empty() ? key : prefix + "." + key, names, tensors);
+  }
+}
+
+std::vector<char> read_file(const char *path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(std::string("cannot open ") + path);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+extern "C" {
+
+void tlbo_free(void *p) { std::free(p); }
+
+void tlbo_tensor_free(tlbo_tensor t) { delete t; }
+
+int tlbo_version(char **out, char **err) {
+  return guarded(err, [&] {
+    std::ostringstream s;
+    s << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << "." << TORCH_VERSION_PATCH;
+    *out = copy_string(s.str());
+  });
+}
+
+int tlbo_cuda_compiled(void) {
+#ifdef TLBO_WITH_CUDA
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+int tlbo_cuda_device_count(void) {
+  try {
+    return static_cast<int>(torch::cuda::device_count());
+  } catch (...) {
+    return 0;
+  }
+}
+
+int tlbo_cuda_synchronize(char **err) {
+  return guarded(err, [&] {
+    if (torch::cuda::device_count() > 0) torch::cuda::synchronize();
+  });
+}
+
+int tlbo_manual_seed(uint64_t seed, char **err) {
+  return guarded(err, [&] { torch::manual_seed(seed); });
+}
+
+int tlbo_set_num_threads(int n, char **err) {
+  return guarded(err, [&] {
+    if (n < 1) throw std::invalid_argument("number of threads must be at least 1");
+    at::set_num_threads(n);
+  });
+}
+
+int tlbo_get_num_threads(void) { return at::get_num_threads(); }
+
+int tlbo_tensor_from_data(const void *data, int dtype, const int64_t *shape, int ndim, tlbo_tensor *out,
+                          char **err) {
+  return guarded(err, [&] {
+    if (ndim < 0 || ndim > TLBO_MAX_DIMS) throw std::invalid_argument("bad number of dimensions");
+    std::vector<int64_t> sizes(shape, shape + ndim);
+    auto opts = at::TensorOptions().dtype(checked_dtype(dtype));
+    at::Tensor t = at::empty(sizes, opts);
+    if (t.numel() > 0) std::memcpy(t.data_ptr(), data, t.numel() * t.element_size());
+    *out = wrap(std::move(t));
+  });
+}
+
+int tlbo_tensor_copy_data(tlbo_tensor h, void *dst, int64_t nbytes, char **err) {
+  return guarded(err, [&] {
+    at::Tensor t = unwrap(h).detach().to(at::kCPU).contiguous();
+    int64_t have = t.numel() * static_cast<int64_t>(t.element_size());
+    if (have != nbytes) {
+      throw std::invalid_argument("buffer holds " + std::to_string(nbytes) + " bytes, tensor has " +
+                                  std::to_string(have));
+    }
+    if (have > 0) std::memcpy(dst, t.data_ptr(), have);
+  });
+}
+
+int tlbo_tensor_info(tlbo_tensor h, int *dtype, int *ndim, int64_t *shape, int *device_type, int *device_index,
+                     int *requires_grad, char **err) {
+  return guarded(err, [&] {
+    const at::Tensor &t = unwrap(h);
+    if (!t.defined()) throw std::invalid_argument("undefined tensor");
+    if (t.dim() > TLBO_MAX_DIMS) throw std::invalid_argument("tensor has too many dimensions");
+    *dtype = static_cast<int>(t.scalar_type());
+    *ndim = static_cast<int>(t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) shape[k] = t.size(k);
+    *device_type = t.device().is_cuda() ? 1 : 0;
+    *device_index = t.device().has_index() ? t.device().index() : -1;
+    *requires_grad = t.requires_grad() ? 1 : 0;
+  });
+}
+
+int tlbo_tensor_to(tlbo_tensor h, int device_type, int device_index, int dtype, int copy, tlbo_tensor *out,
+                   char **err) {
+  return guarded(err, [&] {
+    const at::Tensor &t = unwrap(h);
+    c10::ScalarType st = dtype < 0 ? t.scalar_type() : checked_dtype(dtype);
+    *out = wrap(t.to(make_device(device_type, device_index), st, /*non_blocking=*/false, copy != 0));
+  });
+}
+
+int tlbo_tensor_set_data(tlbo_tensor dst, tlbo_tensor src, char **err) {
+  return guarded(err, [&] {
+    at::Tensor d = unwrap(dst);
+    d.set_data(unwrap(src));
+  });
+}
+
+int tlbo_tensor_set_requires_grad(tlbo_tensor h, int on, char **err) {
+  return guarded(err, [&] {
+    at::Tensor t = unwrap(h);
+    t.set_requires_grad(on != 0);
+  });
+}
+
+int tlbo_tensor_grad(tlbo_tensor h, tlbo_tensor *out, char **err) {
+  return guarded(err, [&] {
+    const at::Tensor &g = unwrap(h).grad();
+    *out = g.defined() ? wrap(g) : nullptr;
+  });
+}
+
+int tlbo_tensor_zero_grad(tlbo_tensor h, char **err) {
+  return guarded(err, [&] {
+    at::Tensor t = unwrap(h);
+    t.mutable_grad() = at::Tensor();
+  });
+}
+
+int tlbo_tensor_backward(tlbo_tensor h, tlbo_tensor grad, int retain_graph, char **err) {
+  return guarded(err, [&] {
+    at::Tensor g = grad == nullptr ? at::Tensor() : unwrap(grad);
+    unwrap(h).backward(g, retain_graph != 0);
+  });
+}
+
+int tlbo_op_find(const char *name, const char *overload, tlbo_op *out, char **err) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, tlbo_op> cache;
+  return guarded(err, [&] {
+    std::string key = std::string(name) + "." + overload;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+      it = cache.emplace(key, new tlbo_op_s{handle, key}).first;
+    }
+    *out = it->second;
+  });
+}
+
+int tlbo_op_call(tlbo_op op, const tlbo_arg *args, int nargs, int grad_enabled, tlbo_ret **rets, int *nrets,
+                 char **err) {
+  std::vector<tlbo_ret> out;
+  int status = guarded(err, [&] {
+    if (op == nullptr) throw std::invalid_argument("null operator");
+    std::vector<c10::IValue> stack = build_stack(op->handle.schema(), args, nargs);
+    {
+      at::AutoGradMode mode(grad_enabled != 0);
+      op->handle.callBoxed(&stack);
+    }
+    for (const auto &v : stack) append_return(v, out);
+    *rets = static_cast<tlbo_ret *>(std::malloc(sizeof(tlbo_ret) * (out.empty() ? 1 : out.size())));
+    if (*rets == nullptr) throw std::bad_alloc();
+    std::copy(out.begin(), out.end(), *rets);
+    *nrets = static_cast<int>(out.size());
+  });
+  if (status != 0) {
+    free_returns(out);
+    *rets = nullptr;
+    *nrets = 0;
+  }
+  return status;
+}
+
+int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_tensor *tensors, int n, char **err) {
+  return guarded(err, [&] {
+    c10::Dict<std::string, at::Tensor> dict;
+    for (int k = 0; k < n; ++k) {
+      if (dict.contains(names[k])) throw std::invalid_argument(std::string("duplicate name ") + names[k]);
+      dict.insert(names[k], unwrap(tensors[k]).detach().to(at::kCPU).contiguous());
+    }
+    std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error(std::string("cannot create ") + path);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) throw std::runtime_error(std::string("cannot write ") + path);
+  });
+}
+
+int tlbo_load_tensors(const char *path, char ***names, tlbo_tensor **tensors, int *n, char **err) {
+  return guarded(err, [&] {
+    c10::IValue root = torch::pickle_load(read_file(path));
+    if (!root.isGenericDict()) throw std::runtime_error("not a state dict: the file holds a " + root.tagKind());
+    std::vector<std::string> ns;
+    std::vector<at::Tensor> ts;
+    flatten_tensors(root, "", ns, ts);
+    *n = static_cast<int>(ns.size());
+    *names = static_cast<char **>(std::malloc(sizeof(char *) * (ns.empty() ? 1 : ns.size())));
+    *tensors = static_cast<tlbo_tensor *>(std::malloc(sizeof(tlbo_tensor) * (ts.empty() ? 1 : ts.size())));
+    for (size_t k = 0; k < ns.size(); ++k) {
+      (*names)[k] = copy_string(ns[k]);
+      (*tensors)[k] = wrap(ts[k]);
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,252 @@
+package torch
+
+// #include <stdlib.h>
+// #include "tlbo.h"
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// op is an ATen operator reached through the dispatcher, resolved once.
+type op struct {
+	name, overload string
+	once           sync.Once
+	h              C.tlbo_op
+	err            error
+}
+
+// newOp names an operator, e.g. newOp("aten::add", "Tensor"); it is resolved on first use.
+func newOp(name, overload string) *op { return &op{name: name, overload: overload} }
+
+func (o *op) resolve() error {
+	o.once.Do(func() {
+		cn, co := C.CString(o.name), C.CString(o.overload)
+		defer C.free(unsafe.Pointer(cn))
+		defer C.free(unsafe.Pointer(co))
+		var msg *C.char
+		o.err = takeError(C.tlbo_op_find(cn, co, &o.h, &msg), msg, o.name)
+	})
+	return o.err
+}
+
+// kw binds an argument by its schema name (keyword-only arguments such as dtype).
+type kw struct {
+	name  string
+	value any
+}
+
+// none is the None argument of optional parameters.
+type noneArg struct{}
+
+var none = noneArg{}
+
+// cArena holds C memory for one call's arguments (cgo forbids Go pointers in
+// memory passed to C, so argument lists live in C memory).
+type cArena struct{ ptrs []unsafe.Pointer }
+
+func (a *cArena) alloc(n int) unsafe.Pointer {
+	if n == 0 {
+		n = 1
+	}
+	p := C.calloc(1, C.size_t(n))
+	a.ptrs = append(a.ptrs, p)
+	return p
+}
+
+func (a *cArena) free() {
+	for _, p := range a.ptrs {
+		C.free(p)
+	}
+}
+
+// callState gathers what an op call needs besides its arguments.
+type callState struct {
+	arena cArena
+	scope *Scope
+	err   error
+}
+
+// tensorArg records the scope and error of an operand.
+func (s *callState) tensorArg(t *Tensor) C.tlbo_tensor {
+	if t == nil {
+		return nil
+	}
+	if err := t.Err(); err != nil && s.err == nil {
+		s.err = err
+	}
+	if s.scope == nil && t.scope != nil {
+		s.scope = t.scope
+	}
+	return t.h
+}
+
+func (s *callState) fill(a *C.tlbo_arg, v any) {
+	switch x := v.(type) {
+	case kw:
+		a.name = (*C.char)(s.cString(x.name))
+		s.fill(a, x.value)
+	case noneArg, nil:
+		a.kind = C.TLBO_ARG_NONE
+	case *Tensor:
+		a.kind = C.TLBO_ARG_TENSOR
+		a.tensor = s.tensorArg(x)
+	case int:
+		a.kind, a.i = C.TLBO_ARG_INT, C.int64_t(x)
+	case int64:
+		a.kind, a.i = C.TLBO_ARG_INT, C.int64_t(x)
+	case DType:
+		a.kind, a.i = C.TLBO_ARG_INT, C.int64_t(x)
+	case float64:
+		a.kind, a.d = C.TLBO_ARG_DOUBLE, C.double(x)
+	case bool:
+		a.kind = C.TLBO_ARG_BOOL
+		if x {
+			a.i = 1
+		}
+	case []int64:
+		a.kind, a.len = C.TLBO_ARG_INTS, C.int64_t(len(x))
+		p := s.arena.alloc(8 * len(x))
+		copy(unsafe.Slice((*int64)(p), len(x)), x)
+		a.ints = (*C.int64_t)(p)
+	case []float64:
+		a.kind, a.len = C.TLBO_ARG_DOUBLES, C.int64_t(len(x))
+		p := s.arena.alloc(8 * len(x))
+		copy(unsafe.Slice((*float64)(p), len(x)), x)
+		a.doubles = (*C.double)(p)
+	case []*Tensor:
+		a.kind, a.len = C.TLBO_ARG_TENSORS, C.int64_t(len(x))
+		p := s.arena.alloc(int(unsafe.Sizeof(C.tlbo_tensor(nil))) * len(x))
+		hs := unsafe.Slice((*C.tlbo_tensor)(p), len(x))
+		for i, t := range x {
+			hs[i] = s.tensorArg(t)
+		}
+		a.tensors = (*C.tlbo_tensor)(p)
+	case Device:
+		a.kind, a.i, a.i2 = C.TLBO_ARG_DEVICE, C.int64_t(x.Type), C.int64_t(x.Index)
+	case string:
+		a.kind = C.TLBO_ARG_STRING
+		a.str = (*C.char)(s.cString(x))
+	default:
+		s.err = fmt.Errorf("torch: unsupported argument type %T", v)
+	}
+}
+
+func (s *callState) cString(str string) unsafe.Pointer {
+	p := s.arena.alloc(len(str) + 1)
+	copy(unsafe.Slice((*byte)(p), len(str)+1), str)
+	return p
+}
+
+// value is one result of an op: a tensor or a number.
+type value struct {
+	t *Tensor
+	i int64
+	d float64
+}
+
+// call runs the operator on args and returns its results; tensor results join
+// the scope of the first scoped tensor operand.
+func (o *op) call(args ...any) ([]value, error) {
+	if err := o.resolve(); err != nil {
+		return nil, err
+	}
+	var s callState
+	defer s.arena.free()
+	cargs := (*C.tlbo_arg)(s.arena.alloc(int(unsafe.Sizeof(C.tlbo_arg{})) * len(args)))
+	slots := unsafe.Slice(cargs, len(args))
+	for i, v := range args {
+		s.fill(&slots[i], v)
+	}
+	if s.err != nil {
+		return nil, fmt.Errorf("%s: %w", o.name, s.err)
+	}
+	var rets *C.tlbo_ret
+	var nrets C.int
+	var msg *C.char
+	grad := C.int(0)
+	if GradEnabled() {
+		grad = 1
+	}
+	status := C.tlbo_op_call(o.h, cargs, C.int(len(args)), grad, &rets, &nrets, &msg)
+	if err := takeError(status, msg, o.name); err != nil {
+		return nil, err
+	}
+	defer C.tlbo_free(unsafe.Pointer(rets))
+	out := make([]value, int(nrets))
+	for i, r := range unsafe.Slice(rets, int(nrets)) {
+		switch r.kind {
+		case C.TLBO_RET_TENSOR:
+			out[i].t = wrapHandle(r.tensor, s.scope)
+		case C.TLBO_RET_INT, C.TLBO_RET_BOOL:
+			out[i].i = int64(r.i)
+		case C.TLBO_RET_DOUBLE:
+			out[i].d = float64(r.d)
+		}
+	}
+	return out, nil
+}
+
+// tensor calls the operator and returns its single tensor result.
+func (o *op) tensor(args ...any) *Tensor {
+	out, err := o.call(args...)
+	if err != nil {
+		return errTensor(err)
+	}
+	if len(out) != 1 || out[0].t == nil {
+		closeValues(out)
+		return errTensor(fmt.Errorf("torch: %s: expected one tensor result, got %d values", o.name, len(out)))
+	}
+	return out[0].t
+}
+
+// tensors calls the operator and returns its tensor results.
+func (o *op) tensors(args ...any) ([]*Tensor, error) {
+	out, err := o.call(args...)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]*Tensor, len(out))
+	for i, v := range out {
+		if v.t == nil {
+			closeValues(out)
+			return nil, fmt.Errorf("torch: %s: result %d is not a tensor", o.name, i)
+		}
+		ts[i] = v.t
+	}
+	return ts, nil
+}
+
+// pair calls an operator with two tensor results (values, indices).
+func (o *op) pair(args ...any) (*Tensor, *Tensor) {
+	ts, err := o.tensors(args...)
+	if err == nil && len(ts) != 2 {
+		closeTensors(ts)
+		err = fmt.Errorf("torch: %s: expected two results, got %d", o.name, len(ts))
+	}
+	if err != nil {
+		return errTensor(err), errTensor(err)
+	}
+	return ts[0], ts[1]
+}
+
+// inPlace calls an in-place operator on t and drops the extra handle it returns.
+func (o *op) inPlace(args ...any) error {
+	out, err := o.call(args...)
+	closeValues(out)
+	return err
+}
+
+func closeValues(vs []value) {
+	for _, v := range vs {
+		v.t.Close()
+	}
+}
+
+func closeTensors(ts []*Tensor) {
+	for _, t := range ts {
+		t.Close()
+	}
+}

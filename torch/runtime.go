@@ -1,0 +1,68 @@
+package torch
+
+// #include <stdlib.h>
+// #include "tlbo.h"
+import "C"
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// Version returns the version of the libtorch the native library was built against.
+func Version() (string, error) {
+	var out, msg *C.char
+	if err := takeError(C.tlbo_version(&out, &msg), msg, "version"); err != nil {
+		return "", err
+	}
+	defer C.tlbo_free(unsafe.Pointer(out))
+	return C.GoString(out), nil
+}
+
+// CUDACompiled reports whether the native library was built against a CUDA libtorch.
+func CUDACompiled() bool { return C.tlbo_cuda_compiled() != 0 }
+
+// CUDADeviceCount returns the number of CUDA devices seen (0 without CUDA).
+func CUDADeviceCount() int { return int(C.tlbo_cuda_device_count()) }
+
+// CUDAAvailable reports whether at least one CUDA device can be used.
+func CUDAAvailable() bool { return CUDACompiled() && CUDADeviceCount() > 0 }
+
+// Synchronize waits for all queued CUDA work (a no-op without CUDA); use it around timings.
+func Synchronize() error {
+	var msg *C.char
+	return takeError(C.tlbo_cuda_synchronize(&msg), msg, "cuda synchronize")
+}
+
+// ManualSeed seeds libtorch's default random generators (CPU and CUDA).
+func ManualSeed(seed uint64) error {
+	var msg *C.char
+	return takeError(C.tlbo_manual_seed(C.uint64_t(seed), &msg), msg, "manual_seed")
+}
+
+// SetNumThreads sets the number of threads libtorch uses for intra-op parallelism.
+func SetNumThreads(n int) error {
+	var msg *C.char
+	return takeError(C.tlbo_set_num_threads(C.int(n), &msg), msg, "set_num_threads")
+}
+
+// NumThreads returns the number of intra-op threads of libtorch.
+func NumThreads() int { return int(C.tlbo_get_num_threads()) }
+
+// noGradDepth counts active NoGrad scopes; gradient recording is process-wide
+// because goroutines migrate between OS threads, where libtorch keeps its mode.
+var noGradDepth atomic.Int32
+
+// NoGrad runs fn with gradient recording disabled for every op issued from this
+// package, as torch.no_grad() does in Python. It is process-wide: do not run
+// training steps concurrently with it.
+func NoGrad(fn func()) {
+	noGradDepth.Add(1)
+	defer noGradDepth.Add(-1)
+	fn()
+}
+
+// GradEnabled reports whether ops currently record gradients.
+func GradEnabled() bool { return noGradDepth.Load() == 0 }
