@@ -1,0 +1,58 @@
+package numpy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestRoundTripNPZ(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.npz")
+	in := []Array{
+		{Name: "w", Shape: []int{2, 3, 2}, Data: []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		{Name: "b", Shape: []int{3}, Data: []float64{1.5, -2, 3}},
+		{Name: "n", Shape: []int{}, Data: []int64{7}},
+		{Name: "m", Shape: []int{2, 2}, Data: []bool{true, false, false, true}},
+		{Name: "s", Shape: []int{2}, Data: []string{"x + 1", "sin(x)"}},
+	}
+	if err := WriteNPZ(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadNPZ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("read %d arrays, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i].Name != in[i].Name || !reflect.DeepEqual(out[i].Shape, in[i].Shape) ||
+			!reflect.DeepEqual(out[i].Data, in[i].Data) {
+			t.Errorf("array %d: got %+v want %+v", i, out[i], in[i])
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteNPZ(filepath.Join(dir, "x.npz"), []Array{{Name: "a", Shape: []int{3}, Data: []float32{1}}}); err == nil {
+		t.Fatal("shape mismatch accepted")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.npz")); err == nil {
+		t.Fatal("half-written file left behind")
+	}
+	bad := filepath.Join(dir, "bad.npz")
+	os.WriteFile(bad, []byte("not a zip"), 0o644)
+	if _, err := ReadNPZ(bad); err == nil {
+		t.Fatal("garbage accepted")
+	}
+	if _, err := ReadNPY(filepath.Join(dir, "missing.npy")); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
