@@ -196,28 +196,6 @@ void free_returns(std::vector<tlbo_ret> &rets) {
   for (auto &r : rets) delete r.tensor;
 }
 
-// flatten_tensors collects the tensors of a (possibly nested) dict in file order.
-void flatten_tensors(const c10::IValue &v, const std::string &prefix, std::vector<std::string> &names,
-                     std::vector<at::Tensor> &tensors) {
-  if (v.isTensor()) {
-    names.push_back(prefix);
-    tensors.push_back(v.toTensor());
-    return;
-  }
-  if (!v.isGenericDict()) return;  // non-tensor entries (numbers, strings) are not state
-  for (const auto &entry : v.toGenericDict()) {
-    if (!entry.key().isString()) throw std::runtime_error("checkpoint dict has a non-string key");
-    std::string key = entry.key().toStringRef();
-    flatten_tensors(entry.value(), prefix.empty() ? key : prefix + "." + key, names, tensors);
-  }
-}
-
-std::vector<char> read_file(const char *path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(std::string("cannot open ") + path);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 extern "C" {
@@ -404,23 +382,6 @@ int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_ten
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     f.close();
     if (!f) throw std::runtime_error(std::string("cannot write ") + path);
-  });
-}
-
-int tlbo_load_tensors(const char *path, char ***names, tlbo_tensor **tensors, int *n, char **err) {
-  return guarded(err, [&] {
-    c10::IValue root = torch::pickle_load(read_file(path));
-    if (!root.isGenericDict()) throw std::runtime_error("not a state dict: the file holds a " + root.tagKind());
-    std::vector<std::string> ns;
-    std::vector<at::Tensor> ts;
-    flatten_tensors(root, "", ns, ts);
-    *n = static_cast<int>(ns.size());
-    *names = static_cast<char **>(std::malloc(sizeof(char *) * (ns.empty() ? 1 : ns.size())));
-    *tensors = static_cast<tlbo_tensor *>(std::malloc(sizeof(tlbo_tensor) * (ts.empty() ? 1 : ts.size())));
-    for (size_t k = 0; k < ns.size(); ++k) {
-      (*names)[k] = copy_string(ns[k]);
-      (*tensors)[k] = wrap(ts[k]);
-    }
   });
 }
 

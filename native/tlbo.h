@@ -97,10 +97,9 @@ int tlbo_op_find(const char *name, const char *overload, tlbo_op *out, char **er
 int tlbo_op_call(tlbo_op op, const tlbo_arg *args, int nargs, int grad_enabled, tlbo_ret **rets, int *nrets,
                  char **err); /* *rets: malloc'd, release with tlbo_free */
 
-/* Serialisation in PyTorch's torch.save zip format: a dict of name -> tensor. */
+/* Serialisation in PyTorch's torch.save zip format: a dict of name -> tensor
+ * (reading is done in Go: libtorch's unpickler rejects Python's OrderedDict). */
 int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_tensor *tensors, int n, char **err);
-int tlbo_load_tensors(const char *path, char ***names, tlbo_tensor **tensors, int *n,
-                      char **err); /* names[i] and both arrays are malloc'd */
 
 #ifdef __cplusplus
 }

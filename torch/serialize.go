@@ -1,0 +1,167 @@
+package torch
+
+// #include <stdlib.h>
+// #include "tlbo.h"
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unsafe"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+)
+
+// Named is a tensor with its state-dict name, such as "encoder.0.weight".
+type Named struct {
+	Name   string
+	Tensor *Tensor
+}
+
+// Save writes named tensors as a state dict: a .npz file (one array per name)
+// when path ends in .npz, else PyTorch's torch.save zip format, which Python's
+// torch.load reads as a dict of tensors. The file is written atomically.
+func Save(path string, tensors []Named) error {
+	for _, n := range tensors {
+		if err := n.Tensor.Err(); err != nil {
+			return fmt.Errorf("save %s: tensor %q: %w", path, n.Name, err)
+		}
+	}
+	if strings.HasSuffix(path, ".npz") {
+		return saveNPZ(path, tensors)
+	}
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		f, ok := w.(*os.File)
+		if !ok {
+			return fmt.Errorf("internal: not a file")
+		}
+		return savePT(f.Name(), tensors)
+	})
+}
+
+func savePT(path string, tensors []Named) error {
+	names := make([]*C.char, len(tensors))
+	handles := (*C.tlbo_tensor)(C.calloc(C.size_t(len(tensors)+1), C.size_t(unsafe.Sizeof(C.tlbo_tensor(nil)))))
+	defer C.free(unsafe.Pointer(handles))
+	cnames := (**C.char)(C.calloc(C.size_t(len(tensors)+1), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	defer C.free(unsafe.Pointer(cnames))
+	hs := unsafe.Slice(handles, len(tensors))
+	ns := unsafe.Slice(cnames, len(tensors))
+	for i, n := range tensors {
+		names[i] = C.CString(n.Name)
+		ns[i] = names[i]
+		hs[i] = n.Tensor.h
+	}
+	defer func() {
+		for _, p := range names {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var msg *C.char
+	status := C.tlbo_save_tensors(cpath, cnames, handles, C.int(len(tensors)), &msg)
+	return takeError(status, msg, "save")
+}
+
+func saveNPZ(path string, tensors []Named) error {
+	arrays := make([]numpy.Array, len(tensors))
+	for i, n := range tensors {
+		a, err := toArray(n)
+		if err != nil {
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		arrays[i] = a
+	}
+	return numpy.WriteNPZ(path, arrays)
+}
+
+func toArray(n Named) (numpy.Array, error) {
+	shape := n.Tensor.Shape()
+	a := numpy.Array{Name: n.Name, Shape: make([]int, len(shape))}
+	for i, s := range shape {
+		a.Shape[i] = int(s)
+	}
+	var err error
+	switch n.Tensor.DType() {
+	case Float64:
+		a.Data, err = n.Tensor.Float64s()
+	case Int64, Int32, Uint8:
+		a.Data, err = n.Tensor.Int64s()
+	case Bool:
+		a.Data, err = n.Tensor.Bools()
+	default:
+		a.Data, err = n.Tensor.Float32s()
+	}
+	if err != nil {
+		return numpy.Array{}, fmt.Errorf("tensor %q: %w", n.Name, err)
+	}
+	return a, nil
+}
+
+// Load reads a state dict written by Save or by Python's torch.save (zip
+// format, PyTorch 1.6 and later; nested dicts are flattened with dots), or a
+// .npz file with one array per name. Tensors come in file order, on the CPU.
+func Load(path string) ([]Named, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	if strings.HasSuffix(path, ".npz") {
+		return loadNPZ(path)
+	}
+	return loadPT(path)
+}
+
+func loadNPZ(path string) ([]Named, error) {
+	arrays, err := numpy.ReadNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Named, 0, len(arrays))
+	for _, a := range arrays {
+		t, err := fromArray(a)
+		if err != nil {
+			CloseNamed(out)
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, Named{Name: a.Name, Tensor: t})
+	}
+	return out, nil
+}
+
+func fromArray(a numpy.Array) (*Tensor, error) {
+	shape := make([]int64, len(a.Shape))
+	for i, s := range a.Shape {
+		shape[i] = int64(s)
+	}
+	var t *Tensor
+	switch v := a.Data.(type) {
+	case []float32:
+		t = FromFloat32(v, shape...)
+	case []float64:
+		t = FromFloat64(v, shape...)
+	case []int64:
+		t = FromInt64(v, shape...)
+	case []bool:
+		t = FromBool(v, shape...)
+	default:
+		f, err := a.Float64s()
+		if err != nil {
+			return nil, err
+		}
+		t = FromFloat64(f, shape...).ToDType(Int64)
+	}
+	if err := t.Err(); err != nil {
+		return nil, fmt.Errorf("array %q: %w", a.Name, err)
+	}
+	return t, nil
+}
+
+// CloseNamed closes every tensor of a state dict.
+func CloseNamed(ts []Named) {
+	for _, n := range ts {
+		n.Tensor.Close()
+	}
+}
