@@ -21,8 +21,6 @@ const (
 	opExp
 )
 
-var opNames = [...]string{opNeg: "-", opAdd: "+", opSub: "-", opMul: "*", opDiv: "/", opSin: "sin", opExp: "exp"}
-
 // node is a node of an arithmetic expression tree; a and b are the operands.
 type node struct {
 	op   opcode
@@ -190,14 +188,37 @@ func (p *exprParser) parseClosing(open token, op opcode) (*node, error) {
 	return &node{op: op, a: n, hasX: n.hasX}, nil
 }
 
-// ErrNonFinite reports an evaluation that overflowed, divided by zero or produced NaN.
+// ErrNonFinite reports an expression whose value is Inf or NaN at some point.
 var ErrNonFinite = errors.New("non-finite value (overflow, division by zero or NaN)")
 
-// Eval evaluates the expression at the points xs into a new slice. Evaluation is
-// strict: any operation giving Inf or NaN at any point is an error wrapping ErrNonFinite.
+// ErrDivisionByZero reports a constant divided by a constant zero, which Python's
+// evaluation rejects (ZeroDivisionError).
+var ErrDivisionByZero = errors.New("division by zero")
+
+// Eval evaluates the expression at the points xs into a new slice, as numpy evaluates
+// the text in the reference: IEEE float64 arithmetic at each point, so an overflow that
+// a later operation absorbs (1 / exp(exp(x)) is 0 where exp(exp(x)) overflows) is not a
+// failure. It fails when a value is Inf or NaN at some point (ErrNonFinite), and when a
+// constant is divided by a constant zero (ErrDivisionByZero).
 func (e *Expr) Eval(xs []float64) ([]float64, error) {
 	ev := evaluator{xs: xs}
-	return ev.vector(e.root)
+	y, err := ev.vector(e.root)
+	if err != nil {
+		return nil, err
+	}
+	if !allFinite(y) {
+		return nil, ErrNonFinite
+	}
+	return y, nil
+}
+
+// allFinite reports whether no value is Inf or NaN: v*0 is NaN exactly for those.
+func allFinite(y []float64) bool {
+	var s float64
+	for _, v := range y {
+		s += v * 0
+	}
+	return s == 0
 }
 
 // evaluator evaluates expression trees over fixed points, reusing vector buffers.
@@ -241,82 +262,57 @@ func (ev *evaluator) vector(n *node) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		return a, checkFinite(n, unaryInPlace(n.op, a))
+		for i, v := range a {
+			a[i] = apply(n.op, v, 0)
+		}
+		return a, nil
 	}
 	return ev.binaryVector(n)
 }
 
 // binaryVector evaluates a binary node with at least one operand depending on x; a
-// constant operand stays a scalar.
+// constant operand stays a scalar, as in numpy's broadcasting.
 func (ev *evaluator) binaryVector(n *node) ([]float64, error) {
-	var a, b []float64
-	var s float64
-	var err error
-	if n.a.hasX {
-		if a, err = ev.vector(n.a); err != nil {
+	if !n.a.hasX {
+		s, err := scalar(n.a)
+		if err != nil {
 			return nil, err
 		}
-	} else if s, err = scalar(n.a); err != nil {
-		return nil, err
-	}
-	if n.b.hasX {
-		if b, err = ev.vector(n.b); err != nil {
+		b, err := ev.vector(n.b)
+		if err != nil {
 			return nil, err
 		}
-	} else if s, err = scalar(n.b); err != nil {
+		for i, v := range b {
+			b[i] = apply(n.op, s, v)
+		}
+		return b, nil
+	}
+	a, err := ev.vector(n.a)
+	if err != nil {
 		return nil, err
 	}
-	var out []float64
-	switch {
-	case a != nil && b != nil:
-		out = a
-		defer ev.release(b)
-	case a != nil:
-		out = a
-	default:
-		out = b
+	if !n.b.hasX {
+		s, err := scalar(n.b)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range a {
+			a[i] = apply(n.op, v, s)
+		}
+		return a, nil
 	}
-	return out, checkFinite(n, binaryInPlace(n.op, out, a, b, s))
-}
-
-// unaryInPlace applies op to a in place and returns a*0 summed: NaN when any result is
-// not finite.
-func unaryInPlace(op opcode, a []float64) float64 {
-	var bad float64
+	b, err := ev.vector(n.b)
+	if err != nil {
+		return nil, err
+	}
 	for i, v := range a {
-		switch op {
-		case opNeg:
-			v = -v
-		case opSin:
-			v = math.Sin(v)
-		case opExp:
-			v = math.Exp(v)
-		}
-		a[i] = v
-		bad += v * 0
+		a[i] = apply(n.op, v, b[i])
 	}
-	return bad
+	ev.release(b)
+	return a, nil
 }
 
-// binaryInPlace writes a op b into out, where a or b is nil for the scalar s (out
-// aliases the non-nil operand, a when both are given), and returns the sum of out*0.
-func binaryInPlace(op opcode, out, a, b []float64, s float64) float64 {
-	var bad float64
-	for i := range out {
-		x, y := s, s
-		if a != nil {
-			x = a[i]
-		}
-		if b != nil {
-			y = b[i]
-		}
-		v := apply(op, x, y)
-		out[i] = v
-		bad += v * 0
-	}
-	return bad
-}
-
+// apply computes one operation; unary operations ignore y.
 func apply(op opcode, x, y float64) float64 {
 	switch op {
 	case opAdd:
@@ -337,13 +333,6 @@ func apply(op opcode, x, y float64) float64 {
 	return math.NaN() // unreachable: the parser builds only the opcodes above
 }
 
-func checkFinite(n *node, bad float64) error {
-	if bad != 0 || math.IsNaN(bad) {
-		return fmt.Errorf("%w in %s", ErrNonFinite, opNames[n.op])
-	}
-	return nil
-}
-
 // scalar evaluates a subtree that does not depend on x.
 func scalar(n *node) (float64, error) {
 	if n.op == opConst {
@@ -358,7 +347,9 @@ func scalar(n *node) (float64, error) {
 		if y, err = scalar(n.b); err != nil {
 			return 0, err
 		}
+		if n.op == opDiv && y == 0 {
+			return 0, ErrDivisionByZero
+		}
 	}
-	v := apply(n.op, x, y)
-	return v, checkFinite(n, v*0)
+	return apply(n.op, x, y), nil
 }

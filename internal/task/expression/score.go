@@ -73,8 +73,7 @@ func (o *Objective) Score(text string) float64 {
 
 // TryScore returns the score of an expression and, when it is FailureScore because the
 // expression failed, the reason. Any text ParseExpr accepts is scored, as the reference
-// scores any text numpy can evaluate; evaluation is strict (see Expr.Eval), and on the
-// full data set this gives the same scores as the reference's numpy evaluation.
+// scores any text numpy can evaluate, with numpy's arithmetic (see Expr.Eval).
 func (o *Objective) TryScore(text string) (float64, error) {
 	e, err := ParseExpr(text)
 	if err != nil {
@@ -91,13 +90,16 @@ func (o *Objective) score(ev *evaluator, e *Expr) (float64, error) {
 		return FailureScore, fmt.Errorf("expression %q: %w", e.text, err)
 	}
 	defer ev.release(y)
+	if !allFinite(y) {
+		return FailureScore, fmt.Errorf("expression %q: %w", e.text, ErrNonFinite)
+	}
 	for i, v := range y {
 		d := v - o.y[i]
 		y[i] = d * d
 	}
 	mse := pairwiseSum(y) / float64(len(y))
-	if math.IsInf(mse, 0) || math.IsNaN(mse) {
-		return FailureScore, fmt.Errorf("expression %q: mean squared error: %w", e.text, ErrNonFinite)
+	if math.IsInf(mse, 0) {
+		return FailureScore, fmt.Errorf("expression %q: mean squared error overflows", e.text)
 	}
 	return math.Min(FailureScore, math.Log(1+mse)), nil
 }
