@@ -57,3 +57,8 @@ func Rand(shape []int64, dtype DType, dev Device) *Tensor {
 func RandInt(low, high int64, shape []int64, dev Device) *Tensor {
 	return opRandint.tensor(low, high, shape, kw{"dtype", Int64}, kw{"device", dev})
 }
+
+var opNewZeros = newOp("aten::new_zeros", "")
+
+// NewZeros returns zeros of the shape with t's dtype and device, in t's scope.
+func (t *Tensor) NewZeros(shape []int64) *Tensor { return opNewZeros.tensor(t, shape) }

@@ -46,3 +46,8 @@ func (t *Tensor) Uniform_(lo, hi float64) error { return opUniform_.inPlace(t, l
 
 // Normal_ fills t with normal samples.
 func (t *Tensor) Normal_(mean, std float64) error { return opNormal_.inPlace(t, mean, std) }
+
+var opAddScalar_ = newOp("aten::add_", "Scalar")
+
+// AddScalar_ sets t = t + s.
+func (t *Tensor) AddScalar_(s float64) error { return opAddScalar_.inPlace(t, s) }

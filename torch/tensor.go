@@ -348,3 +348,7 @@ func (t *Tensor) BackwardWith(grad *Tensor, retainGraph bool) error {
 	var msg *C.char
 	return takeError(C.tlbo_tensor_backward(t.h, gh, r, &msg), msg, "backward")
 }
+
+// ErrTensor returns a tensor that carries err, for functions that must return
+// a tensor but failed before any op ran.
+func ErrTensor(err error) *Tensor { return errTensor(err) }
