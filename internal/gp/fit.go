@@ -1,0 +1,258 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Options configures Fit.
+type Options struct {
+	// Inducing is the number M of inducing points; 0, or M >= N, fits the
+	// exact GP.
+	Inducing int
+	// Kernel is the covariance function (RBF by default).
+	Kernel Kernel
+	// Warp learns a Kumaraswamy input warping per dimension (W-LBO).
+	Warp bool
+	// Seed seeds the k-means++ initialisation of the inducing points.
+	Seed uint64
+	// Init warm-starts the fit from a previous model's hyperparameters and
+	// inducing points (when it has the same number of them); nil fits from
+	// scratch. Its input dimension must match.
+	Init *Model
+	// MaxIter bounds the L-BFGS iterations; 0 means 200 from scratch and
+	// 50 when warm-started.
+	MaxIter int
+	// FixInducing keeps the k-means (or warm-start) inducing points fixed.
+	FixInducing bool
+	// NoPriors fits by maximum likelihood instead of MAP.
+	NoPriors bool
+	// KMeansIter bounds the Lloyd iterations of the initialisation (0: 25).
+	KMeansIter int
+}
+
+// Fit fits a GP to inputs x (N x d, normalised to [0,1]^d, see Normalizer)
+// and targets y (standardised, see Standardizer): the SGPR bound when
+// 0 < opts.Inducing < N, otherwise the exact log marginal likelihood, plus
+// the hyperparameter priors, maximised with L-BFGS over all
+// hyperparameters, the inducing points and the warping.
+func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
+	start := time.Now()
+	if err := checkData(x, y); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	if !opts.Kernel.valid() {
+		return nil, fmt.Errorf("gp: unknown kernel %v", opts.Kernel)
+	}
+	if opts.Inducing < 0 {
+		return nil, fmt.Errorf("gp: %d inducing points, want >= 0", opts.Inducing)
+	}
+	if opts.Init != nil && opts.Init.Dim() != d {
+		return nil, fmt.Errorf("gp: warm start from a %d-dimensional model for %d-dimensional inputs", opts.Init.Dim(), d)
+	}
+	h := initialHyper(x, y, opts)
+	spec := Spec{Kernel: opts.Kernel, Warp: opts.Warp, FixInducing: opts.FixInducing, NoPriors: opts.NoPriors}
+	warm := opts.Init != nil
+	if m := opts.Inducing; m > 0 && m < n {
+		if warm && opts.Init.Sparse() && opts.Init.inducing.RawMatrix().Rows == m {
+			spec.Inducing = mat.DenseCopyOf(opts.Init.inducing)
+		} else {
+			spec.Inducing = initialInducing(x, h, m, opts)
+		}
+	}
+	o, err := NewObjective(x, y, spec)
+	if err != nil {
+		return nil, err
+	}
+	theta, err := o.Pack(h, nil)
+	if err != nil {
+		return nil, fmt.Errorf("gp: initial hyperparameters: %w", err)
+	}
+	maxIter := opts.MaxIter
+	if maxIter == 0 {
+		maxIter = 200
+		if warm {
+			maxIter = 50
+		}
+	}
+	info := FitInfo{Warm: warm}
+	theta, err = o.maximize(theta, maxIter, &info)
+	if err != nil {
+		return nil, err
+	}
+	model, err := o.model(theta, info)
+	if err != nil {
+		return nil, err
+	}
+	model.info.Duration = time.Since(start)
+	return model, nil
+}
+
+// FitSGPR is Fit for the sparse model the BO loop uses; it is the same call,
+// documented separately so that the intent reads at the call site:
+// opts.Inducing >= N still falls back to the exact GP.
+func FitSGPR(x *mat.Dense, y []float64, opts Options) (*Model, error) { return Fit(x, y, opts) }
+
+// initialHyper returns the starting hyperparameters: the warm-start model's,
+// or length-scales from the median-distance heuristic, output scale the
+// variance of y, noise a tenth of it, mean the mean of y, identity warping.
+func initialHyper(x *mat.Dense, y []float64, opts Options) Hyper {
+	_, d := x.Dims()
+	if opts.Init != nil {
+		h := opts.Init.Hyper()
+		switch {
+		case opts.Warp && !h.Warped():
+			h.WarpA, h.WarpB = ones(d), ones(d)
+		case !opts.Warp:
+			h.WarpA, h.WarpB = nil, nil
+		}
+		return h
+	}
+	mu, vy := meanVar(y)
+	if !(vy > 1e-12) {
+		vy = 1
+	}
+	ell := math.Min(math.Max(medianDistance(x), 0.05), 10)
+	h := Hyper{Lengthscales: make([]float64, d), Outputscale: vy, Mean: mu, Noise: math.Max(0.1*vy, 2*NoiseFloor)}
+	for k := range h.Lengthscales {
+		h.Lengthscales[k] = ell
+	}
+	if opts.Warp {
+		h.WarpA, h.WarpB = ones(d), ones(d)
+	}
+	return h
+}
+
+// initialInducing runs k-means on the (warped) inputs.
+func initialInducing(x *mat.Dense, h Hyper, m int, opts Options) *mat.Dense {
+	g := toGeneral(x)
+	if h.Warped() {
+		warpRows(g, h, g, nil)
+	}
+	iters := opts.KMeansIter
+	if iters == 0 {
+		iters = 25
+	}
+	c := kmeans(g, m, iters, rand.New(rand.NewPCG(opts.Seed, 0x696e647563)))
+	return mat.NewDense(c.Rows, c.Cols, c.Data)
+}
+
+// medianDistance returns the median Euclidean distance between pairs of
+// (at most 256 evenly spaced) rows of x.
+func medianDistance(x *mat.Dense) float64 {
+	n, _ := x.Dims()
+	step := max(1, n/256)
+	var rows [][]float64
+	for i := 0; i < n; i += step {
+		rows = append(rows, x.RawRowView(i))
+	}
+	var ds []float64
+	for i := range rows {
+		for j := 0; j < i; j++ {
+			ds = append(ds, math.Sqrt(sqDist(rows[i], rows[j])))
+		}
+	}
+	if len(ds) == 0 {
+		return 1
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+func meanVar(y []float64) (mean, variance float64) {
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	for _, v := range y {
+		variance += (v - mean) * (v - mean)
+	}
+	return mean, variance / float64(len(y))
+}
+
+func ones(n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// maximize runs L-BFGS on -objective/N from theta and returns the best
+// parameters found. A failed evaluation (a covariance that cannot be
+// factorised) stops the search at the best point so far.
+func (o *Objective) maximize(theta []float64, maxIter int, info *FitInfo) ([]float64, error) {
+	scale := 1 / float64(o.x.Rows)
+	g := make([]float64, len(theta))
+	var (
+		lastX   []float64
+		lastF   float64
+		evalErr error
+		best    = math.Inf(1)
+		bestX   []float64
+	)
+	compute := func(x []float64) {
+		if lastX != nil && slices.Equal(x, lastX) {
+			return
+		}
+		lastX = append(lastX[:0], x...)
+		f, err := o.eval(x, g, nil)
+		info.Evaluations++
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			if err == nil {
+				err = fmt.Errorf("gp: objective is %v", f)
+			}
+			evalErr = err
+			lastF = math.Inf(1)
+			clear(g)
+			return
+		}
+		lastF = -f * scale
+		for i := range g {
+			g[i] *= -scale
+		}
+		if lastF < best {
+			best = lastF
+			bestX = append(bestX[:0], x...)
+		}
+	}
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { compute(x); return lastF },
+		Grad: func(grad, x []float64) { compute(x); copy(grad, g) },
+		Status: func() (optimize.Status, error) {
+			if evalErr != nil {
+				return optimize.Failure, evalErr
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	settings := &optimize.Settings{
+		MajorIterations:   maxIter,
+		FuncEvaluations:   3 * maxIter,
+		GradientThreshold: 1e-6,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Iterations: 10},
+	}
+	res, err := optimize.Minimize(p, theta, settings, &optimize.LBFGS{Store: 20})
+	if res != nil {
+		info.Iterations = res.Stats.MajorIterations
+		info.Status = res.Status.String()
+	}
+	if bestX == nil {
+		if evalErr != nil {
+			return nil, fmt.Errorf("gp: fit failed at the initial hyperparameters: %w", evalErr)
+		}
+		return nil, fmt.Errorf("gp: fit failed: %w", err)
+	}
+	if err != nil && !errors.Is(err, evalErr) {
+		info.Status += " (" + err.Error() + ")"
+	}
+	return bestX, nil
+}
