@@ -51,3 +51,6 @@ var opAddScalar_ = newOp("aten::add_", "Scalar")
 
 // AddScalar_ sets t = t + s.
 func (t *Tensor) AddScalar_(s float64) error { return opAddScalar_.inPlace(t, s) }
+
+// AddInt_ sets t = t + n, for integer tensors such as step counters.
+func (t *Tensor) AddInt_(n int64) error { return opAddScalar_.inPlace(t, n) }

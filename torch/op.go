@@ -64,9 +64,10 @@ func (a *cArena) free() {
 
 // callState gathers what an op call needs besides its arguments.
 type callState struct {
-	arena cArena
-	scope *Scope
-	err   error
+	arena      cArena
+	scope      *Scope
+	err        error // a bad argument
+	operandErr error // an error carried by an operand
 }
 
 // tensorArg records the scope and error of an operand.
@@ -74,8 +75,8 @@ func (s *callState) tensorArg(t *Tensor) C.tlbo_tensor {
 	if t == nil {
 		return nil
 	}
-	if err := t.Err(); err != nil && s.err == nil {
-		s.err = err
+	if err := t.Err(); err != nil && s.operandErr == nil {
+		s.operandErr = err
 	}
 	if s.scope == nil && t.scope != nil {
 		s.scope = t.scope
@@ -130,7 +131,7 @@ func (s *callState) fill(a *C.tlbo_arg, v any) {
 		a.kind = C.TLBO_ARG_STRING
 		a.str = (*C.char)(s.cString(x))
 	default:
-		s.err = fmt.Errorf("torch: unsupported argument type %T", v)
+		s.err = fmt.Errorf("unsupported argument type %T", v)
 	}
 }
 
@@ -160,8 +161,11 @@ func (o *op) call(args ...any) ([]value, error) {
 	for i, v := range args {
 		s.fill(&slots[i], v)
 	}
+	if s.operandErr != nil {
+		return nil, s.operandErr // a sticky error from an earlier op passes on unchanged
+	}
 	if s.err != nil {
-		return nil, fmt.Errorf("%s: %w", o.name, s.err)
+		return nil, fmt.Errorf("torch: %s: %w", o.name, s.err)
 	}
 	var rets *C.tlbo_ret
 	var nrets C.int

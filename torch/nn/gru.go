@@ -39,6 +39,9 @@ func NewGRU(input, hidden, layers int64, batchFirst bool) *GRU {
 // the initial state h0 (layers, N, hidden; nil for zeros) and returns the
 // outputs of the last layer and the final state.
 func (g *GRU) Forward(x, h0 *torch.Tensor) (out, hn *torch.Tensor) {
+	if err := x.Err(); err != nil {
+		return x, x
+	}
 	if h0 == nil {
 		shape := x.Shape()
 		if len(shape) != 3 {

@@ -126,7 +126,7 @@ func NewBatchNorm(n int64) *BatchNorm {
 func (b *BatchNorm) Forward(x *torch.Tensor) *torch.Tensor {
 	if b.IsTraining() {
 		torch.NoGrad(func() {
-			if err := b.NumBatchesTracked.AddScalar_(1); err != nil {
+			if err := b.NumBatchesTracked.AddInt_(1); err != nil {
 				x = torch.ErrTensor(err)
 			}
 		})
