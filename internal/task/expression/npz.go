@@ -223,7 +223,7 @@ func writeFloat32NPY(w io.Writer, shape []int, data []float32) error {
 	return nil
 }
 
-// readUnicodeEntry reads a 1-d '<U' array entry of an npz archive. npyio parses the
+// readUnicodeEntry reads a 0-d or 1-d '<U' array entry of an npz archive. npyio parses the
 // header, but its reader decodes UTF-32 data as UTF-8, so the data is decoded here.
 func readUnicodeEntry(r *npz.Reader, name string) ([]string, error) {
 	rc, err := r.Open(name + ".npy")
@@ -237,14 +237,18 @@ func readUnicodeEntry(r *npz.Reader, name string) ([]string, error) {
 	}
 	descr := nr.Header.Descr
 	width, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(descr.Type, "<"), "U"))
-	if err != nil || !strings.HasPrefix(descr.Type, "<U") || len(descr.Shape) != 1 {
-		return nil, fmt.Errorf("%s: dtype %s shape %v, want a 1-d little-endian unicode array ('<U..')", name, descr.Type, descr.Shape)
+	if err != nil || !strings.HasPrefix(descr.Type, "<U") || len(descr.Shape) > 1 {
+		return nil, fmt.Errorf("%s: dtype %s shape %v, want a 0-d or 1-d little-endian unicode array ('<U..')", name, descr.Type, descr.Shape)
 	}
-	raw := make([]byte, descr.Shape[0]*width*4)
+	n := 1
+	if len(descr.Shape) == 1 {
+		n = descr.Shape[0]
+	}
+	raw := make([]byte, n*width*4)
 	if _, err := io.ReadFull(rc, raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	out := make([]string, descr.Shape[0])
+	out := make([]string, n)
 	runes := make([]rune, 0, width)
 	for i := range out {
 		runes = runes[:0]
