@@ -1,0 +1,24 @@
+// Package acq implements the acquisition side of T-LBO's BO step: expected
+// improvement, log expected improvement (numerically stable far in the
+// tail, Ament et al. 2023) and the upper confidence bound, each with
+// analytic gradients, and Maximize, which maximises any acquisition over a
+// box with scrambled-Halton raw samples and projected L-BFGS restarts.
+//
+// Convention: acquisition functions are MAXIMISED and the model's posterior
+// is of the objective to be maximised (the BO loop negates scores where
+// lower is better).
+//
+// Typical use with a fitted *gp.Model on the unit box:
+//
+//	bestF := acq.QuantileBest(yStd, 0.9)            // the reference's incumbent
+//	f := acq.NewLogEI(model, bestF)                  // or acq.NewEI
+//	res, err := acq.Maximize(f, lower, upper, acq.Options{RawSamples: 1024, Restarts: 10, Seed: seed})
+//	// res.X is the next query (in [0,1]^d), res.Value its log-EI,
+//	// res.Evaluations the acquisition evaluations spent.
+//	mean, variance := model.Predict(res.X)
+//	ei, _, _ := acq.EI(mean, variance, bestF)      // compare with the stopping threshold τ
+//
+// Any function can be maximised through Func (a closure returning the value
+// and writing the gradient); implementing BatchFunction as well lets the raw
+// samples be evaluated with matrix products.
+package acq

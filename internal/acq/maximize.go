@@ -1,0 +1,159 @@
+package acq
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options configures Maximize.
+type Options struct {
+	// RawSamples is the number of scrambled-Halton points evaluated first
+	// (default 1024).
+	RawSamples int
+	// Restarts is how many of the best raw samples are refined (default 10).
+	Restarts int
+	// MaxIter bounds the quasi-Newton iterations per restart (default 100).
+	MaxIter int
+	// Seed seeds the raw samples; the result is deterministic for a seed.
+	Seed uint64
+	// Starts are extra starting points (for example the incumbent), refined
+	// in addition to the best raw samples; they are clamped to the box.
+	Starts [][]float64
+	// Tol is the projected-gradient tolerance relative to the box width and
+	// the function scale (default 1e-6).
+	Tol float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.RawSamples == 0 {
+		o.RawSamples = 1024
+	}
+	if o.Restarts == 0 {
+		o.Restarts = 10
+	}
+	if o.MaxIter == 0 {
+		o.MaxIter = 100
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-6
+	}
+	return o
+}
+
+// Result is the outcome of Maximize.
+type Result struct {
+	// X is the best point found, inside the box.
+	X []float64
+	// Value is the acquisition value at X.
+	Value float64
+	// Evaluations counts function evaluations (raw samples included).
+	Evaluations int
+}
+
+// Maximize maximises f over the box [lower, upper]: it evaluates
+// opts.RawSamples scrambled-Halton points (in one batch when f is a
+// BatchFunction), refines the best opts.Restarts of them (and opts.Starts)
+// with a projected L-BFGS method that respects the bounds, and returns the
+// best point. It calls f from a single goroutine and is deterministic for a
+// given seed.
+func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) {
+	d := len(lower)
+	if d == 0 || len(upper) != d {
+		return Result{}, fmt.Errorf("acq: box has %d lower and %d upper bounds", len(lower), len(upper))
+	}
+	for i := range lower {
+		if !(lower[i] <= upper[i]) || math.IsInf(lower[i], 0) || math.IsInf(upper[i], 0) {
+			return Result{}, fmt.Errorf("acq: bad bounds [%v, %v] in dimension %d", lower[i], upper[i], i)
+		}
+	}
+	opts = opts.withDefaults()
+	if opts.RawSamples < 0 || opts.Restarts < 0 || opts.MaxIter < 0 {
+		return Result{}, fmt.Errorf("acq: negative RawSamples, Restarts or MaxIter")
+	}
+	for i, s := range opts.Starts {
+		if len(s) != d {
+			return Result{}, fmt.Errorf("acq: start %d has %d coordinates, want %d", i, len(s), d)
+		}
+	}
+	starts, evals := rawStarts(f, lower, upper, opts)
+	for _, s := range opts.Starts {
+		x := slices.Clone(s)
+		clampBox(x, lower, upper)
+		starts = append(starts, x)
+	}
+	if len(starts) == 0 {
+		return Result{}, fmt.Errorf("acq: nothing to maximise: no raw samples and no starts")
+	}
+	best := Result{Value: math.Inf(-1)}
+	p := newProjected(f, lower, upper, opts)
+	for _, x0 := range starts {
+		x, v := p.run(x0)
+		if v > best.Value || best.X == nil {
+			best.X, best.Value = x, v
+		}
+	}
+	best.Evaluations = evals + p.evals
+	if math.IsNaN(best.Value) {
+		return best, fmt.Errorf("acq: acquisition value is NaN at the optimum")
+	}
+	return best, nil
+}
+
+// rawStarts evaluates the raw samples and returns the best Restarts of them
+// (distinct points, best first) and the number of evaluations.
+func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, int) {
+	q, d := opts.RawSamples, len(lower)
+	if q == 0 || opts.Restarts == 0 {
+		return nil, 0
+	}
+	pts := mat.NewDense(q, d, nil)
+	h := NewHalton(d, opts.Seed)
+	for i := 0; i < q; i++ {
+		row := pts.RawRowView(i)
+		h.Next(row)
+		for k := range row {
+			row[k] = lower[k] + row[k]*(upper[k]-lower[k])
+		}
+	}
+	vals := make([]float64, q)
+	if bf, ok := f.(BatchFunction); ok {
+		bf.EvalBatch(pts, vals)
+	} else {
+		for i := range vals {
+			vals[i] = f.Eval(pts.RawRowView(i), nil)
+		}
+	}
+	order := make([]int, q)
+	for i := range order {
+		order[i] = i
+	}
+	// NaN sorts last; ties keep the sequence order, so the choice is stable.
+	slices.SortStableFunc(order, func(a, b int) int {
+		va, vb := vals[a], vals[b]
+		switch {
+		case math.IsNaN(va) && math.IsNaN(vb):
+			return 0
+		case math.IsNaN(va):
+			return 1
+		case math.IsNaN(vb):
+			return -1
+		}
+		return cmp.Compare(vb, va)
+	})
+	n := min(opts.Restarts, q)
+	starts := make([][]float64, 0, n)
+	for _, i := range order[:n] {
+		starts = append(starts, slices.Clone(pts.RawRowView(i)))
+	}
+	return starts, q
+}
+
+func clampBox(x, lower, upper []float64) {
+	for i := range x {
+		x[i] = math.Min(math.Max(x[i], lower[i]), upper[i])
+	}
+}
