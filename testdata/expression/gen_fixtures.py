@@ -14,7 +14,8 @@ It writes testdata/expression/fixtures.npz with
                   derivation filled with the last production Nothing -> None)
   score_expr      expressions to score: the samples plus edge cases (overflow, NaN, syntax errors)
   score_default   their scores against the default target, scored as the reference does
-                  (numpy eval of the text, min(7, log(1 + MSE)), any exception scores 7)
+                  (numpy eval of the text, numpy.minimum(7, log(1 + MSE)), any exception scores 7;
+                  NaN values give NaN there, e.g. sin( exp( x * x * x ) ), where the Go code scores 7)
   score_paper     their scores against the paper's target 1/3 * x * sin(x*x)
   full_onehot_sha256  sha256 of the float32 one-hot array of all 100,000 expressions (C order)
   subset_n, subset_head, subset_sha256
