@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
 // Data set file and its public origin (shared/data/README.md).
@@ -215,7 +217,7 @@ func Download(path, url, sum string, timeout time.Duration) error {
 		return fmt.Errorf("download %s failed: %s", url, resp.Status)
 	}
 	h := sha256.New()
-	return writeAtomic(path, func(w io.Writer) error {
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
 		if _, err := io.Copy(io.MultiWriter(w, h), resp.Body); err != nil {
 			return fmt.Errorf("download %s: %w", url, err)
 		}
@@ -224,29 +226,4 @@ func Download(path, url, sum string, timeout time.Duration) error {
 		}
 		return nil
 	})
-}
-
-// writeAtomic writes a file through a temporary file in the same directory, renamed
-// into place only when write and close succeed.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -6,62 +6,43 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sbinet/npyio/npz"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
 // fixturePath is the numpy fixture written by testdata/expression/gen_fixtures.py.
 const fixturePath = "../../../testdata/expression/fixtures.npz"
 
 var (
-	fixtureOnce sync.Once
-	fixtureZip  *npz.Reader
-	fixtureErr  error
+	fixtureOnce   sync.Once
+	fixtureArrays map[string]numpy.Array
+	fixtureErr    error
 )
 
-func openFixture(t *testing.T) *npz.Reader {
+// fixture returns the data of one array of the fixture file.
+func fixture[T any](t *testing.T, key string) T {
 	t.Helper()
-	fixtureOnce.Do(func() { fixtureZip, fixtureErr = npz.Open(fixturePath) })
+	fixtureOnce.Do(func() {
+		var arrays []numpy.Array
+		arrays, fixtureErr = numpy.ReadNPZ(fixturePath)
+		fixtureArrays = map[string]numpy.Array{}
+		for _, a := range arrays {
+			fixtureArrays[a.Name] = a
+		}
+	})
 	if fixtureErr != nil {
 		t.Fatalf("fixture: %v", fixtureErr)
 	}
-	return fixtureZip
-}
-
-func fixtureFloat64(t *testing.T, key string) []float64 {
-	t.Helper()
-	var v []float64
-	if err := openFixture(t).Read(key+".npy", &v); err != nil {
-		t.Fatalf("fixture %s: %v", key, err)
+	v, ok := fixtureArrays[key].Data.(T)
+	if !ok {
+		t.Fatalf("fixture %s: %T, want %T", key, fixtureArrays[key].Data, v)
 	}
 	return v
 }
 
-func fixtureFloat32(t *testing.T, key string) []float32 {
-	t.Helper()
-	var v []float32
-	if err := openFixture(t).Read(key+".npy", &v); err != nil {
-		t.Fatalf("fixture %s: %v", key, err)
-	}
-	return v
-}
-
-func fixtureInt64(t *testing.T, key string) []int64 {
-	t.Helper()
-	var v []int64
-	if err := openFixture(t).Read(key+".npy", &v); err != nil {
-		t.Fatalf("fixture %s: %v", key, err)
-	}
-	return v
-}
-
-func fixtureStrings(t *testing.T, key string) []string {
-	t.Helper()
-	v, err := readUnicodeEntry(openFixture(t), key)
-	if err != nil {
-		t.Fatalf("fixture %s: %v", key, err)
-	}
-	return v
-}
+func fixtureFloat64(t *testing.T, key string) []float64 { return fixture[[]float64](t, key) }
+func fixtureFloat32(t *testing.T, key string) []float32 { return fixture[[]float32](t, key) }
+func fixtureInt64(t *testing.T, key string) []int64     { return fixture[[]int64](t, key) }
+func fixtureStrings(t *testing.T, key string) []string  { return fixture[[]string](t, key) }
 
 // dataFile returns the real data set file, or skips the test when it cannot be found.
 func dataFile(t *testing.T) string {

@@ -1,20 +1,12 @@
 package expression
 
 import (
-	"archive/zip"
-	"bufio"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/sbinet/npyio/npy"
-	"github.com/sbinet/npyio/npz"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
 // Keys of the data set's npz files.
@@ -61,73 +53,51 @@ func (d *Dataset) Select(idx []int) *Dataset {
 
 // WriteNPZ writes the data set to path atomically with the keys data (one-hot, float32
 // N x 15 x 12), scores (float64) and expr (a numpy unicode array, which numpy.load reads
-// without allow_pickle). npyio writes scores and expr (it handles '<U' arrays of ASCII
-// strings); it cannot give a flat slice a 3-d shape, so writeFloat32NPY writes data.
+// without allow_pickle).
 func WriteNPZ(path string, d *Dataset) error {
 	if len(d.Scores) != len(d.Exprs) {
 		return fmt.Errorf("write %s: %d scores for %d expressions", path, len(d.Scores), len(d.Exprs))
-	}
-	for i, e := range d.Exprs {
-		// npyio sizes '<U' arrays by bytes, which is right only for ASCII.
-		if strings.IndexFunc(e, func(r rune) bool { return r > 0x7f }) >= 0 {
-			return fmt.Errorf("write %s: expression %d %q is not ASCII", path, i, e)
-		}
 	}
 	flat, err := d.OneHot()
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	err = writeAtomic(path, func(w io.Writer) error {
-		zw := zip.NewWriter(w)
-		shape := []int{len(d.Exprs), MaxRules, NumProductions}
-		if err := writeEntry(zw, KeyData, func(w io.Writer) error { return writeFloat32NPY(w, shape, flat) }); err != nil {
-			return err
-		}
-		for _, kv := range []struct {
-			key string
-			val any
-		}{{KeyScores, d.Scores}, {KeyExpr, d.Exprs}} {
-			if err := writeEntry(zw, kv.key, func(w io.Writer) error { return npy.Write(w, kv.val) }); err != nil {
-				return err
-			}
-		}
-		return zw.Close()
+	return numpy.WriteNPZ(path, []numpy.Array{
+		{Name: KeyData, Shape: []int{len(d.Exprs), MaxRules, NumProductions}, Data: flat},
+		{Name: KeyScores, Shape: []int{len(d.Scores)}, Data: d.Scores},
+		{Name: KeyExpr, Shape: []int{len(d.Exprs)}, Data: d.Exprs},
 	})
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // ReadNPZ reads a data set written by WriteNPZ, checking shapes and that each one-hot
 // matrix encodes its expression; it returns the data set and its one-hot matrices.
 func ReadNPZ(path string) (*Dataset, []float32, error) {
-	r, err := npz.Open(path)
+	arrays, err := numpy.ReadNPZ(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer r.Close()
+	byName := map[string]numpy.Array{}
+	for _, a := range arrays {
+		byName[a.Name] = a
+	}
 	for _, k := range []string{KeyData, KeyScores, KeyExpr} {
-		if r.Header(k+".npy") == nil {
+		if _, ok := byName[k]; !ok {
 			return nil, nil, fmt.Errorf("%s: missing key %q", path, k)
 		}
 	}
-	hdr := r.Header(KeyData + ".npy")
-	if s := hdr.Descr.Shape; len(s) != 3 || s[1] != MaxRules || s[2] != NumProductions || hdr.Descr.Fortran {
-		return nil, nil, fmt.Errorf("%s: %s has shape %v, want (N, %d, %d) in C order", path, KeyData, s, MaxRules, NumProductions)
+	data, scores, exprs := byName[KeyData], byName[KeyScores], byName[KeyExpr]
+	onehot, ok := data.Data.([]float32)
+	if s := data.Shape; !ok || len(s) != 3 || s[1] != MaxRules || s[2] != NumProductions {
+		return nil, nil, fmt.Errorf("%s: %s is %T of shape %v, want float32 (N, %d, %d)", path, KeyData, data.Data, s, MaxRules, NumProductions)
 	}
 	d := &Dataset{Source: "file " + filepath.Clean(path)}
-	var onehot []float32
-	if err := r.Read(KeyData+".npy", &onehot); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if d.Scores, ok = scores.Data.([]float64); !ok {
+		return nil, nil, fmt.Errorf("%s: %s is %T, want float64", path, KeyScores, scores.Data)
 	}
-	if err := r.Read(KeyScores+".npy", &d.Scores); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if d.Exprs, ok = exprs.Data.([]string); !ok {
+		return nil, nil, fmt.Errorf("%s: %s is %T, want strings", path, KeyExpr, exprs.Data)
 	}
-	if d.Exprs, err = readUnicodeEntry(r, KeyExpr); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	n := hdr.Descr.Shape[0]
+	n := data.Shape[0]
 	if len(d.Scores) != n || len(d.Exprs) != n {
 		return nil, nil, fmt.Errorf("%s: %d one-hot matrices, %d scores, %d expressions", path, n, len(d.Scores), len(d.Exprs))
 	}
@@ -172,94 +142,4 @@ func WriteDataNPZ(dir string, d *Dataset, seed uint32) (full, subset string, err
 		return "", "", err
 	}
 	return full, subset, nil
-}
-
-// writeEntry writes one compressed .npy entry (name + ".npy") of an npz archive.
-func writeEntry(zw *zip.Writer, name string, write func(io.Writer) error) error {
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Deflate})
-	if err != nil {
-		return fmt.Errorf("npz entry %q: %w", name, err)
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("npz entry %q: %w", name, err)
-	}
-	return bw.Flush()
-}
-
-// writeFloat32NPY writes a C-order little-endian float32 array of the given shape in the
-// .npy format version 1.0: magic, header length, a Python-dict header padded with spaces
-// to a multiple of 64 bytes, then the raw data.
-func writeFloat32NPY(w io.Writer, shape []int, data []float32) error {
-	dims := make([]string, len(shape))
-	n := 1
-	for i, s := range shape {
-		dims[i] = fmt.Sprint(s)
-		n *= s
-	}
-	if n != len(data) {
-		return fmt.Errorf("npy: %d values for shape %v", len(data), shape)
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }", tuple)
-	const preamble = 10 // magic (6), version (2), header length (2)
-	pad := 63 - (preamble+len(dict))%64
-	header := dict + strings.Repeat(" ", pad) + "\n"
-	buf := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
-	buf = append(buf, header...)
-	if _, err := w.Write(buf); err != nil {
-		return err
-	}
-	var b [4]byte
-	for _, v := range data {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-		if _, err := w.Write(b[:]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readUnicodeEntry reads a 0-d or 1-d '<U' array entry of an npz archive. npyio parses the
-// header, but its reader decodes UTF-32 data as UTF-8, so the data is decoded here.
-func readUnicodeEntry(r *npz.Reader, name string) ([]string, error) {
-	rc, err := r.Open(name + ".npy")
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	nr, err := npy.NewReader(rc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	descr := nr.Header.Descr
-	width, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(descr.Type, "<"), "U"))
-	if err != nil || !strings.HasPrefix(descr.Type, "<U") || len(descr.Shape) > 1 {
-		return nil, fmt.Errorf("%s: dtype %s shape %v, want a 0-d or 1-d little-endian unicode array ('<U..')", name, descr.Type, descr.Shape)
-	}
-	n := 1
-	if len(descr.Shape) == 1 {
-		n = descr.Shape[0]
-	}
-	raw := make([]byte, n*width*4)
-	if _, err := io.ReadFull(rc, raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	out := make([]string, n)
-	runes := make([]rune, 0, width)
-	for i := range out {
-		runes = runes[:0]
-		for j := 0; j < width; j++ {
-			c := binary.LittleEndian.Uint32(raw[(i*width+j)*4:])
-			if c == 0 {
-				break // numpy pads with NULs
-			}
-			runes = append(runes, rune(c))
-		}
-		out[i] = string(runes)
-	}
-	return out, nil
 }
