@@ -36,7 +36,9 @@ func newUnpickler(r io.Reader) pickle.Unpickler {
 	u.FindClass = func(module, name string) (interface{}, error) {
 		switch module + "." + name {
 		case "torch._utils._rebuild_parameter":
-			return rebuildParameter{}, nil
+			return firstArgument{}, nil // an nn.Parameter: keep its tensor
+		case "torch.jit._pickle.restore_type_tag":
+			return firstArgument{}, nil // libtorch's pickler tags typed dicts: keep the dict
 		case "collections.OrderedDict":
 			return &types.OrderedDictClass{}, nil
 		}
@@ -45,12 +47,12 @@ func newUnpickler(r io.Reader) pickle.Unpickler {
 	return u
 }
 
-// rebuildParameter turns a pickled nn.Parameter into its tensor.
-type rebuildParameter struct{}
+// firstArgument is a pickled callable that returns its first argument.
+type firstArgument struct{}
 
-func (rebuildParameter) Call(args ...interface{}) (interface{}, error) {
+func (firstArgument) Call(args ...interface{}) (interface{}, error) {
 	if len(args) < 1 {
-		return nil, fmt.Errorf("_rebuild_parameter: no arguments")
+		return nil, fmt.Errorf("pickle: call without arguments")
 	}
 	return args[0], nil
 }
