@@ -19,6 +19,8 @@ func main() {
 			versionCommand(),
 			checkpointCommand(),
 			benchCommand(),
+			dataCommand(),
+			scoreCommand(),
 		},
 	}
 	if err := app.Run(os.Args); err != nil {

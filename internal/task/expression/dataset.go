@@ -64,7 +64,7 @@ type LoadOptions struct {
 }
 
 // Load returns the data set and its scores. A data directory given explicitly (DataDir
-// or $TLBO_DATA) must hold the file or receive it by download; otherwise Load looks for
+// or $TLBO_DATA) must exist and hold the file or receive it by download; otherwise Load looks for
 // shared/data upwards from the working directory, then in the user cache directory,
 // then downloads into the cache, and as a last resort generates GenerateN expressions by
 // sampling the grammar (seeded), saying so on Log.
@@ -91,6 +91,9 @@ func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error)
 		explicit = dir != ""
 	}
 	if explicit {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, "", fmt.Errorf("data directory %s: not a directory", dir)
+		}
 		return readOrDownload(dir, opts, logw)
 	}
 	for _, d := range searchDirs() {
@@ -124,7 +127,7 @@ func readOrDownload(dir string, opts LoadOptions, logw io.Writer) ([]string, str
 	path := filepath.Join(dir, "expression", DataFileName)
 	fmt.Fprintf(logw, "expression data: %s not found in %s; downloading it\n", DataFileName, dir)
 	if err := Download(path, opts.URL, opts.SHA256, opts.Timeout); err != nil {
-		return nil, "", fmt.Errorf("%s not found in data directory %s, and %w", DataFileName, dir, err)
+		return nil, "", fmt.Errorf("%s not found in %s, and %w", DataFileName, dir, err)
 	}
 	exprs, err := ReadExpressions(path)
 	return exprs, "downloaded to " + path, err

@@ -77,6 +77,13 @@ func TestLoadExplicitDir(t *testing.T) {
 	if _, err := Load(LoadOptions{DataDir: dir, Target: "x -"}); err == nil || !strings.Contains(err.Error(), "target") {
 		t.Errorf("bad target: %v", err)
 	}
+	missing := filepath.Join(dir, "no-such-dir")
+	if _, err := Load(LoadOptions{DataDir: missing}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing data directory: %v", err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("Load created the missing data directory")
+	}
 }
 
 func TestLoadDownload(t *testing.T) {
