@@ -1,0 +1,65 @@
+package models
+
+import (
+	"fmt"
+	"math"
+)
+
+// BetaSchedule is the annealing of the KL weight (DESIGN.md section 4): beta
+// starts at Init and, once Warmup optimiser steps are done, is multiplied by
+// Factor every Every steps, never exceeding Final. A schedule with Init == Final
+// (see FixedBeta) is constant, as used for retraining and BO.
+type BetaSchedule struct {
+	Init   float64 `json:"init"`
+	Final  float64 `json:"final"`
+	Warmup int     `json:"warmup"`
+	Every  int     `json:"every"`
+	Factor float64 `json:"factor"`
+}
+
+// FixedBeta returns a constant schedule.
+func FixedBeta(beta float64) BetaSchedule {
+	return BetaSchedule{Init: beta, Final: beta, Every: 1, Factor: 1}
+}
+
+// ExpressionBeta is the pretraining schedule of the grammar VAE: 1e-6 to 0.04,
+// warmup 500, x1.1 every 10 steps.
+func ExpressionBeta() BetaSchedule {
+	return BetaSchedule{Init: 1e-6, Final: 0.04, Warmup: 500, Every: 10, Factor: 1.1}
+}
+
+// TopologyBeta is the pretraining schedule of the topology VAE: 1e-6 to 1e-4,
+// warmup 1000, x1.1 every 10 steps.
+func TopologyBeta() BetaSchedule {
+	return BetaSchedule{Init: 1e-6, Final: 1e-4, Warmup: 1000, Every: 10, Factor: 1.1}
+}
+
+// Validate checks the schedule's fields.
+func (b BetaSchedule) Validate() error {
+	switch {
+	case !(b.Init >= 0) || math.IsInf(b.Init, 0):
+		return fmt.Errorf("beta schedule: init %v must be finite and >= 0", b.Init)
+	case !(b.Final >= b.Init) || math.IsInf(b.Final, 0):
+		return fmt.Errorf("beta schedule: final %v must be finite and >= init %v", b.Final, b.Init)
+	case b.Warmup < 0:
+		return fmt.Errorf("beta schedule: warmup %d must be >= 0", b.Warmup)
+	case b.Final > b.Init && (b.Every < 1 || !(b.Factor > 1)):
+		return fmt.Errorf("beta schedule: annealing needs every >= 1 (got %d) and factor > 1 (got %v)", b.Every, b.Factor)
+	}
+	return nil
+}
+
+// At returns beta for the optimiser step with 0-based index step, as the
+// reference computes it before each step: one increase for every step index t
+// in (Warmup, step] that is a multiple of Every.
+func (b BetaSchedule) At(step int) float64 {
+	if b.Final <= b.Init || step <= b.Warmup {
+		return b.Init
+	}
+	n := step/b.Every - b.Warmup/b.Every
+	if n <= 0 {
+		return b.Init
+	}
+	// Once Final is reached it stays there, so the closed form needs no loop.
+	return math.Min(b.Final, b.Init*math.Pow(b.Factor, float64(n)))
+}

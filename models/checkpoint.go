@@ -1,0 +1,211 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// A checkpoint is three files side by side: FILE.pt, the network's state dict
+// (plus the target predictor's tensors under "target_predictor.") in
+// torch.save format, which Python's torch.load reads; FILE.json, the Header
+// (network kind and configuration, ELBO and training state), so that later
+// verbs rebuild the network without flags; and FILE.adam.pt, Adam's state,
+// so that training can resume.
+
+// CheckpointFormat identifies checkpoint headers.
+const CheckpointFormat = "tlbo-native checkpoint"
+
+// CheckpointVersion is the version of the header layout.
+const CheckpointVersion = 1
+
+// Header is the JSON file beside a checkpoint.
+type Header struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Network is the network kind, e.g. "expression-gvae".
+	Network string `json:"network"`
+	// Model is the network's own configuration (sizes, grammar...).
+	Model json.RawMessage `json:"model"`
+	// Training is the trainer's state; nil for an untrained network.
+	Training *TrainingState `json:"training,omitempty"`
+}
+
+// TrainingState is what a trainer needs, besides tensors, to resume.
+type TrainingState struct {
+	ELBO      ELBO         `json:"elbo"`
+	Beta      BetaSchedule `json:"beta"`
+	LR        float64      `json:"lr"`
+	BatchSize int          `json:"batch_size"`
+	GradClip  float64      `json:"grad_clip"`
+	Seed      uint64       `json:"seed"`
+	Step      int          `json:"step"`
+	Epoch     int          `json:"epoch"`
+	// LabelMin and LabelMax are the label normalisation (valid when HasLabelRange).
+	LabelMin      float64 `json:"label_min"`
+	LabelMax      float64 `json:"label_max"`
+	HasLabelRange bool    `json:"has_label_range"`
+	// Train and Val are the last epoch's mean losses, for information.
+	Train *Losses `json:"train_losses,omitempty"`
+	Val   *Losses `json:"val_losses,omitempty"`
+}
+
+// HeaderPath returns the header path of a checkpoint: FILE.json for FILE.pt.
+func HeaderPath(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) + ".json" }
+
+// AdamPath returns the optimiser-state path of a checkpoint: FILE.adam.pt.
+func AdamPath(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) + ".adam.pt" }
+
+// ReadHeader reads the header beside the checkpoint path and checks that it is
+// for the network kind want ("" accepts any).
+func ReadHeader(path, want string) (Header, error) {
+	hp := HeaderPath(path)
+	raw, err := os.ReadFile(hp)
+	if err != nil {
+		return Header{}, fmt.Errorf("checkpoint %s: configuration: %w", path, err)
+	}
+	var h Header
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return Header{}, fmt.Errorf("checkpoint configuration %s: %w", hp, err)
+	}
+	switch {
+	case h.Format != CheckpointFormat:
+		return Header{}, fmt.Errorf("checkpoint configuration %s: field format is %q, want %q", hp, h.Format, CheckpointFormat)
+	case h.Version != CheckpointVersion:
+		return Header{}, fmt.Errorf("checkpoint configuration %s: field version is %d, this program reads %d", hp, h.Version, CheckpointVersion)
+	case h.Network == "":
+		return Header{}, fmt.Errorf("checkpoint configuration %s: field network is empty", hp)
+	case want != "" && h.Network != want:
+		return Header{}, fmt.Errorf("checkpoint %s is for network %q, not %q", path, h.Network, want)
+	}
+	return h, nil
+}
+
+// writeJSONAtomic writes v as indented JSON to path through a temporary file
+// in the same directory.
+func writeJSONAtomic(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(append(raw, '\n'))
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// SaveCheckpoint writes a network's state dict to path, its header beside it
+// and, when adam is not nil, the optimiser state to AdamPath(path). Each file
+// is written atomically; the header goes last.
+func SaveCheckpoint(path string, h Header, state, adam []torch.Named) error {
+	h.Format, h.Version = CheckpointFormat, CheckpointVersion
+	if adam != nil {
+		if err := torch.Save(AdamPath(path), adam); err != nil {
+			return fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
+		}
+	}
+	if err := torch.Save(path, state); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return writeJSONAtomic(HeaderPath(path), h)
+}
+
+// LoadState reads the state dict of a checkpoint and splits it into the
+// network's tensors and the target predictor's (prefix removed; empty when
+// there is none). The caller closes them (torch.CloseNamed).
+func LoadState(path string) (network, predictor []torch.Named, err error) {
+	sd, err := torch.Load(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	for _, n := range sd {
+		if rest, ok := strings.CutPrefix(n.Name, PredictorPrefix); ok {
+			predictor = append(predictor, torch.Named{Name: rest, Tensor: n.Tensor})
+		} else {
+			network = append(network, n)
+		}
+	}
+	return network, predictor, nil
+}
+
+// prefixed returns sd with prefix added to every name.
+func prefixed(prefix string, sd []torch.Named) []torch.Named {
+	out := make([]torch.Named, len(sd))
+	for i, n := range sd {
+		out[i] = torch.Named{Name: prefix + n.Name, Tensor: n.Tensor}
+	}
+	return out
+}
+
+// State returns the trainer's resumable state (without tensors).
+func (t *Trainer) State() TrainingState {
+	o := t.Opts
+	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
+		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange}
+}
+
+// Save writes a checkpoint of the trainer's networks and optimiser; network
+// and model are the network kind and configuration recorded in the header,
+// last (may be nil) the last epoch's report.
+func (t *Trainer) Save(path, network string, model any, last *EpochReport) error {
+	raw, err := json.Marshal(model)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: model configuration: %w", path, err)
+	}
+	st := t.State()
+	if last != nil {
+		st.Train, st.Val = &last.Train, last.Val
+	}
+	state := t.VAE.StateDict()
+	if t.Predictor != nil {
+		state = append(state, prefixed(PredictorPrefix, t.Predictor.StateDict())...)
+	}
+	adam := t.adam.StateDict()
+	defer torch.CloseNamed(adam)
+	return SaveCheckpoint(path, Header{Network: network, Model: raw, Training: &st}, state, adam)
+}
+
+// Resume restores what a trainer made with the checkpoint's options needs
+// beyond the network weights (loaded by the network's package): the target
+// predictor, Adam's state, the step and epoch counters and the label range.
+func (t *Trainer) Resume(path string, st TrainingState) error {
+	_, pred, err := LoadState(path)
+	if err != nil {
+		return err
+	}
+	defer torch.CloseNamed(pred)
+	if t.Predictor != nil {
+		if err := t.Predictor.LoadStateDict(pred); err != nil {
+			return fmt.Errorf("checkpoint %s: target predictor: %w", path, err)
+		}
+	}
+	adam, err := torch.Load(AdamPath(path))
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
+	}
+	defer torch.CloseNamed(adam)
+	if err := t.adam.LoadStateDict(adam); err != nil {
+		return fmt.Errorf("checkpoint %s: optimiser state: %w", AdamPath(path), err)
+	}
+	t.Step, t.Epoch = st.Step, st.Epoch
+	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
+	return nil
+}

@@ -1,0 +1,80 @@
+package models
+
+import (
+	"fmt"
+	"math"
+)
+
+// Data is a training or validation set in host memory.
+type Data struct {
+	// X holds the examples one after the other, each of the VAE's InputSize
+	// float32 elements (row-major).
+	X []float32
+	// Labels holds one raw label per example, NaN for unlabelled examples (the
+	// semi-supervised setting); nil when there are none.
+	Labels []float64
+	// Weights holds one sampling weight per example (e.g. RankWeights); nil
+	// means uniform. Mini-batches are drawn with replacement in proportion.
+	Weights []float64
+}
+
+// Len returns the number of examples of size elements each.
+func (d Data) Len(size int) int { return len(d.X) / size }
+
+// Validate checks the lengths against the example size and, when labels are
+// needed, that at least one example is labelled.
+func (d Data) Validate(size int, needLabels bool) error {
+	if size <= 0 || len(d.X) == 0 || len(d.X)%size != 0 {
+		return fmt.Errorf("data: %d input values do not make whole examples of %d values", len(d.X), size)
+	}
+	n := len(d.X) / size
+	if d.Labels != nil && len(d.Labels) != n {
+		return fmt.Errorf("data: %d labels for %d examples", len(d.Labels), n)
+	}
+	if d.Weights != nil && len(d.Weights) != n {
+		return fmt.Errorf("data: %d weights for %d examples", len(d.Weights), n)
+	}
+	for i, y := range d.Labels {
+		if math.IsInf(y, 0) {
+			return fmt.Errorf("data: label %d is %v", i, y)
+		}
+	}
+	if needLabels {
+		if _, _, ok := labelRange(d.Labels); !ok {
+			return fmt.Errorf("data: the objective needs labels but no example is labelled")
+		}
+	}
+	return nil
+}
+
+// Split returns the first round(frac * N) examples as the validation set and
+// the others as the training set (the reference's unshuffled split; shuffle
+// the data first if its order matters). Both share d's backing arrays.
+func (d Data) Split(size int, frac float64) (train, val Data, err error) {
+	if !(frac >= 0 && frac < 1) {
+		return Data{}, Data{}, fmt.Errorf("data: validation fraction %v, want 0 <= f < 1", frac)
+	}
+	n := d.Len(size)
+	nv := int(frac * float64(n))
+	cut := func(s []float64, lo, hi int) []float64 {
+		if s == nil {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	val = Data{X: d.X[:nv*size], Labels: cut(d.Labels, 0, nv), Weights: cut(d.Weights, 0, nv)}
+	train = Data{X: d.X[nv*size:], Labels: cut(d.Labels, nv, n), Weights: cut(d.Weights, nv, n)}
+	return train, val, nil
+}
+
+// labelRange returns the smallest and largest non-NaN label.
+func labelRange(labels []float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, y := range labels {
+		if math.IsNaN(y) {
+			continue
+		}
+		lo, hi, ok = math.Min(lo, y), math.Max(hi, y), true
+	}
+	return lo, hi, ok
+}
