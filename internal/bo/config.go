@@ -1,0 +1,218 @@
+package bo
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Strategies of the search.
+const (
+	// StrategyBO is latent-space Bayesian optimisation (LBO, T-LBO, ...).
+	StrategyBO = "bo"
+	// StrategyRandom samples the prior N(0, I) of the latent space.
+	StrategyRandom = "random"
+)
+
+// Acquisition functions.
+const (
+	AcqEI    = "ei"
+	AcqLogEI = "logei"
+)
+
+// Config is everything that determines a run's results. Two runs with equal
+// configurations, data and model produce the same queries.
+type Config struct {
+	// Strategy is StrategyBO or StrategyRandom.
+	Strategy string
+	// Budget is the number of queries B.
+	Budget int
+	// RetrainEvery is r, the number of queries between retrainings.
+	RetrainEvery int
+	// RankK is k of the rank weights 1/(kN + rank); +Inf gives uniform weights.
+	RankK float64
+	// InitialRetrainEpochs is the retraining before the first query (0: none).
+	InitialRetrainEpochs float64
+	// RetrainEpochs is the retraining every r queries (0: none).
+	RetrainEpochs float64
+	// NBest and NRand are the best and random points the GP is fitted on.
+	NBest, NRand int
+	// Inducing is the number of inducing points (0 or >= N: exact GP).
+	Inducing int
+	// Kernel is the GP kernel ("rbf" or "matern52").
+	Kernel string
+	// Warp learns a Kumaraswamy input warping with the GP (W-LBO).
+	Warp bool
+	// Acq is AcqEI or AcqLogEI.
+	Acq string
+	// BestQuantile sets EI's incumbent to this quantile of the standardised
+	// targets (the reference's 0.9; 1 is the maximum).
+	BestQuantile float64
+	// Tau stops an inner loop early when the maximal EI is below it (0: never).
+	Tau float64
+	// RawSamples and Restarts configure the acquisition maximiser: random
+	// points scored, and the best of them refined by L-BFGS-B.
+	RawSamples, Restarts int
+	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
+	// a decoded object already seen is retried from z + N(0, σ_t²) with
+	// σ_t = PerturbSigma · PerturbGrowth^t, at most PerturbTries times.
+	PerturbSigma, PerturbGrowth float64
+	PerturbTries                int
+	// SamplesPerModel decodes and scores this many prior samples after each
+	// retraining (the reference's sample_points; 0: none).
+	SamplesPerModel int
+	// LabelledFraction, in (0, 1), starts from a random fraction of the
+	// labelled data (the semi-supervised setting); 0 or 1 uses all of it.
+	LabelledFraction float64
+	// Seed determines every random choice of the run.
+	Seed uint64
+	// Extra records settings the loop does not read but that change the
+	// results (task, data, model file, ELBO, device); resume compares them.
+	Extra map[string]string
+}
+
+// DefaultConfig returns the reference's settings (DESIGN.md, sections 5-6).
+func DefaultConfig() Config {
+	return Config{
+		Strategy:             StrategyBO,
+		Budget:               500,
+		RetrainEvery:         50,
+		RankK:                1e-3,
+		InitialRetrainEpochs: 1,
+		RetrainEpochs:        1,
+		NBest:                2500,
+		NRand:                500,
+		Inducing:             500,
+		Kernel:               "rbf",
+		Acq:                  AcqEI,
+		BestQuantile:         0.9,
+		RawSamples:           1000,
+		Restarts:             10,
+		PerturbSigma:         0.01,
+		PerturbGrowth:        1.1,
+		PerturbTries:         100,
+	}
+}
+
+// Validate reports the first setting that is out of range.
+func (c Config) Validate() error {
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("bo: config: %s is %v, want %s", name, v, want)
+	}
+	switch {
+	case c.Strategy != StrategyBO && c.Strategy != StrategyRandom:
+		return bad("strategy", strconv.Quote(c.Strategy), `"bo" or "random"`)
+	case c.Budget < 1:
+		return bad("budget", c.Budget, "at least 1")
+	case c.RetrainEvery < 1:
+		return bad("retrain-every", c.RetrainEvery, "at least 1")
+	case !(c.RankK > 0):
+		return bad("k", c.RankK, "a positive number or inf")
+	case !(c.InitialRetrainEpochs >= 0) || math.IsInf(c.InitialRetrainEpochs, 0):
+		return bad("initial-retrain-epochs", c.InitialRetrainEpochs, "a finite number >= 0")
+	case !(c.RetrainEpochs >= 0) || math.IsInf(c.RetrainEpochs, 0):
+		return bad("retrain-epochs", c.RetrainEpochs, "a finite number >= 0")
+	case c.NBest < 0 || c.NRand < 0 || c.NBest+c.NRand < 1:
+		return bad("n-best + n-rand", fmt.Sprintf("%d + %d", c.NBest, c.NRand), "non-negative with a positive sum")
+	case c.Inducing < 0:
+		return bad("inducing", c.Inducing, "at least 0")
+	case c.Kernel != "rbf" && c.Kernel != "matern52":
+		return bad("kernel", strconv.Quote(c.Kernel), `"rbf" or "matern52"`)
+	case c.Acq != AcqEI && c.Acq != AcqLogEI:
+		return bad("acq", strconv.Quote(c.Acq), `"ei" or "logei"`)
+	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
+		return bad("best-quantile", c.BestQuantile, "in [0, 1]")
+	case !(c.Tau >= 0) || math.IsInf(c.Tau, 0):
+		return bad("tau", c.Tau, "a finite number >= 0")
+	case c.RawSamples < 1 || c.Restarts < 1:
+		return bad("raw-samples/restarts", fmt.Sprintf("%d/%d", c.RawSamples, c.Restarts), "at least 1 each")
+	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
+		return bad("perturbation", fmt.Sprintf("sigma %v growth %v tries %d", c.PerturbSigma, c.PerturbGrowth, c.PerturbTries),
+			"sigma > 0, growth >= 1, tries >= 0")
+	case c.SamplesPerModel < 0:
+		return bad("samples-per-model", c.SamplesPerModel, "at least 0")
+	case !(c.LabelledFraction >= 0 && c.LabelledFraction <= 1):
+		return bad("labelled-fraction", c.LabelledFraction, "in [0, 1]")
+	}
+	return nil
+}
+
+// Field is one named setting of a configuration, rendered as text.
+type Field struct{ Name, Value string }
+
+// Fields returns the configuration as named text values, in a fixed order
+// (Extra last, sorted by name): what config.json stores and resume compares.
+func (c Config) Fields() []Field {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	i := strconv.Itoa
+	fs := []Field{
+		{"strategy", c.Strategy},
+		{"budget", i(c.Budget)},
+		{"retrain-every", i(c.RetrainEvery)},
+		{"k", f(c.RankK)},
+		{"initial-retrain-epochs", f(c.InitialRetrainEpochs)},
+		{"retrain-epochs", f(c.RetrainEpochs)},
+		{"n-best", i(c.NBest)},
+		{"n-rand", i(c.NRand)},
+		{"inducing", i(c.Inducing)},
+		{"kernel", c.Kernel},
+		{"warp", strconv.FormatBool(c.Warp)},
+		{"acq", c.Acq},
+		{"best-quantile", f(c.BestQuantile)},
+		{"tau", f(c.Tau)},
+		{"raw-samples", i(c.RawSamples)},
+		{"restarts", i(c.Restarts)},
+		{"perturb-sigma", f(c.PerturbSigma)},
+		{"perturb-growth", f(c.PerturbGrowth)},
+		{"perturb-tries", i(c.PerturbTries)},
+		{"samples-per-model", i(c.SamplesPerModel)},
+		{"labelled-fraction", f(c.LabelledFraction)},
+		{"seed", strconv.FormatUint(c.Seed, 10)},
+	}
+	keys := make([]string, 0, len(c.Extra))
+	for k := range c.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fs = append(fs, Field{k, c.Extra[k]})
+	}
+	return fs
+}
+
+// resumable lists the settings that may change when a run is resumed: a
+// larger or smaller budget extends or ends a run without changing the
+// queries made so far.
+var resumable = map[string]bool{"budget": true}
+
+// diffFields describes how the stored configuration differs from the
+// current one, ignoring the resumable settings; "" means no difference.
+func diffFields(stored, current []Field) string {
+	sm := make(map[string]string, len(stored))
+	for _, f := range stored {
+		sm[f.Name] = f.Value
+	}
+	var diffs []string
+	seen := make(map[string]bool, len(current))
+	for _, f := range current {
+		seen[f.Name] = true
+		if resumable[f.Name] {
+			continue
+		}
+		v, ok := sm[f.Name]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("%s: the run has none, now %q", f.Name, f.Value))
+		case v != f.Value:
+			diffs = append(diffs, fmt.Sprintf("%s: the run has %q, now %q", f.Name, v, f.Value))
+		}
+	}
+	for _, f := range stored {
+		if !seen[f.Name] && !resumable[f.Name] {
+			diffs = append(diffs, fmt.Sprintf("%s: the run has %q, now none", f.Name, f.Value))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}

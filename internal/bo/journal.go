@@ -1,0 +1,209 @@
+package bo
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Query is the journal record of one evaluated query.
+type Query struct {
+	// Index is the query's position in the run (0-based).
+	Index int `json:"i"`
+	// Version is the model version that proposed and decoded it.
+	Version int `json:"version"`
+	// Z is the latent point that was decoded (after perturbation).
+	Z []float64 `json:"z"`
+	// Object is the task's key of the decoded object ("" when invalid).
+	Object string `json:"object"`
+	// Valid is false when z decoded to no valid object.
+	Valid bool `json:"valid"`
+	// Score is the task's score (FailureScore on failure).
+	Score float64 `json:"score"`
+	// Failure says why the query scored FailureScore ("" when it did not).
+	Failure string `json:"failure,omitempty"`
+	// Random is set when the GP fit or the acquisition failed and z is a
+	// uniform draw from the latent box (the reference's
+	// rand_point_due_bo_fail).
+	Random bool `json:"random,omitempty"`
+	// Perturbations counts the perturbed decodes of the novelty check.
+	Perturbations int `json:"perturbations,omitempty"`
+	// Duplicate is set when no perturbation found a new object and the
+	// query evaluated one already seen.
+	Duplicate bool `json:"duplicate,omitempty"`
+	// Acq is the acquisition value (EI or log-EI) at the proposal and EI
+	// the expected improvement there (both 0 for random search).
+	Acq float64 `json:"acq"`
+	EI  float64 `json:"ei"`
+	// Timing is where the query's time went.
+	Timing Timing `json:"timing"`
+}
+
+// Timing splits a query's wall time, in seconds.
+type Timing struct {
+	// Encode is the encoding of the GP subset (first query of a version).
+	Encode float64 `json:"encode,omitempty"`
+	// GPFit is the GP fit (with its preprocessing).
+	GPFit float64 `json:"gp_fit,omitempty"`
+	// Acq is the acquisition maximisation (or the prior draw).
+	Acq float64 `json:"acq,omitempty"`
+	// Decode is decoding, perturbations included.
+	Decode float64 `json:"decode,omitempty"`
+	// Eval is the black-box evaluation.
+	Eval float64 `json:"eval,omitempty"`
+	// Total is the query's wall time, bookkeeping included.
+	Total float64 `json:"total"`
+}
+
+// Version is the journal record of a model version, written once its
+// weights file is in place.
+type Version struct {
+	// Version is the version number (0: before the first query).
+	Version int `json:"version"`
+	// File is the weights file, relative to the run directory.
+	File string `json:"file"`
+	// Points is the size of the training set it was retrained on.
+	Points int `json:"points"`
+	// Epochs is the retraining's length (0: no retraining).
+	Epochs float64 `json:"epochs"`
+	// RetrainSeconds is the retraining's wall time; SampleSeconds that of
+	// the prior samples.
+	RetrainSeconds float64 `json:"retrain_s"`
+	SampleSeconds  float64 `json:"sample_s,omitempty"`
+	// Samples are the decoded prior samples (Config.SamplesPerModel).
+	Samples []Sample `json:"samples,omitempty"`
+}
+
+// Sample is a decoded prior sample of a model version.
+type Sample struct {
+	Object string  `json:"object"`
+	Valid  bool    `json:"valid"`
+	Score  float64 `json:"score"`
+}
+
+// Stop is the journal record of an inner loop stopped because the maximal
+// EI fell below tau.
+type Stop struct {
+	Version int     `json:"version"`
+	After   int     `json:"after"` // queries evaluated in the run before the stop
+	EI      float64 `json:"ei"`
+}
+
+// record is one journal line: exactly one field is set.
+type record struct {
+	Query   *Query   `json:"query,omitempty"`
+	Version *Version `json:"version,omitempty"`
+	Stop    *Stop    `json:"stop,omitempty"`
+}
+
+// journal appends records to a JSON-lines file, each flushed to disk before
+// append returns.
+type journal struct {
+	path string
+	f    *os.File
+}
+
+// openJournal opens path for appending, truncated to size bytes (dropping
+// a torn last line), creating it when missing.
+func openJournal(path string, size int64) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("truncate journal %s: %w", path, err)
+	}
+	if _, err := f.Seek(size, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("seek journal %s: %w", path, err)
+	}
+	return &journal{path: path, f: f}, nil
+}
+
+// append writes rec as one line and syncs the file.
+func (j *journal) append(rec record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("journal %s: encode record: %w", j.path, err)
+	}
+	b = append(b, '\n')
+	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal %s: sync: %w", j.path, err)
+	}
+	return nil
+}
+
+// close closes the file.
+func (j *journal) close() error { return j.f.Close() }
+
+// readJournal reads the records of path. A last line without its newline
+// (a write cut short by a kill) is dropped and reported in torn; size is the
+// length of the valid prefix. A missing file has no records.
+func readJournal(path string) (recs []record, size int64, torn string, err error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, 0, "", nil
+	}
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("read journal: %w", err)
+	}
+	lineNo := 0
+	for len(b[size:]) > 0 {
+		rest := b[size:]
+		lineNo++
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			torn = fmt.Sprintf("%s: dropped a torn last line (line %d, %d bytes without a newline)", path, lineNo, len(rest))
+			break
+		}
+		var rec record
+		if err := json.Unmarshal(rest[:nl], &rec); err != nil {
+			return nil, 0, "", fmt.Errorf("journal %s, line %d: %w", path, lineNo, err)
+		}
+		if err := rec.check(); err != nil {
+			return nil, 0, "", fmt.Errorf("journal %s, line %d: %w", path, lineNo, err)
+		}
+		recs = append(recs, rec)
+		size += int64(nl + 1)
+	}
+	return recs, size, torn, nil
+}
+
+// check verifies that exactly one field is set and that numbers are sane.
+func (r record) check() error {
+	n := 0
+	for _, set := range []bool{r.Query != nil, r.Version != nil, r.Stop != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("record has %d of query/version/stop, want exactly one", n)
+	}
+	if q := r.Query; q != nil {
+		if q.Index < 0 || q.Version < 0 {
+			return fmt.Errorf("query %d of version %d: negative index", q.Index, q.Version)
+		}
+		if math.IsNaN(q.Score) {
+			return fmt.Errorf("query %d: score is NaN", q.Index)
+		}
+	}
+	if v := r.Version; v != nil && (v.Version < 0 || v.File == "") {
+		return fmt.Errorf("version record %d with file %q", v.Version, v.File)
+	}
+	return nil
+}
+
+// finite returns v, or 0 when v is NaN or infinite (JSON has no such numbers).
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}

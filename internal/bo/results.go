@@ -1,0 +1,118 @@
+package bo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+)
+
+// Files of a run directory.
+const (
+	ConfigFile  = "config.json"
+	JournalFile = "journal.jsonl"
+	ResultsFile = "results.npz"
+)
+
+// versionFile returns the weights file name of a model version.
+func versionFile(v int) string { return fmt.Sprintf("model-v%d.pt", v) }
+
+// writeConfig writes the configuration's fields to dir/config.json atomically.
+func writeConfig(dir string, c Config) error {
+	m := make(map[string]string)
+	for _, f := range c.Fields() {
+		m[f.Name] = f.Value
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", ConfigFile, err)
+	}
+	return numpy.AtomicWriteFile(filepath.Join(dir, ConfigFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// ReadConfigFields reads the fields of a run's config.json.
+func ReadConfigFields(dir string) ([]Field, error) {
+	path := filepath.Join(dir, ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read run configuration: %w", err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fs := make([]Field, 0, len(m))
+	for k, v := range m {
+		fs = append(fs, Field{k, v})
+	}
+	return fs, nil
+}
+
+// writeResults rewrites dir/results.npz atomically from the queries and
+// the versions' samples, with the reference's keys (opt_points,
+// opt_point_properties, opt_model_version, sample_points, sample_versions,
+// sample_properties, rand_point_due_bo_fail, params), initial_best (the
+// best score of the labelled start) and opt_latents.
+// Points are the task's keys ("" for invalid decodes); samples are flat,
+// one version number per sample.
+func writeResults(dir string, c Config, dim int, initialBest float64, queries []Query, versions []Version) error {
+	n := len(queries)
+	points := make([]string, n)
+	props := make([]float64, n)
+	vers := make([]int64, n)
+	random := make([]int64, n)
+	latents := make([]float64, 0, n*dim)
+	for i, q := range queries {
+		points[i], props[i], vers[i] = q.Object, q.Score, int64(q.Version)
+		if q.Random {
+			random[i] = 1
+		}
+		latents = append(latents, q.Z...)
+	}
+	var sPoints []string
+	var sProps []float64
+	var sVers []int64
+	for _, v := range versions {
+		for _, s := range v.Samples {
+			sPoints = append(sPoints, s.Object)
+			sProps = append(sProps, s.Score)
+			sVers = append(sVers, int64(v.Version))
+		}
+	}
+	params := make([]string, 0)
+	for _, f := range c.Fields() {
+		params = append(params, f.Name+"="+f.Value)
+	}
+	arrays := []numpy.Array{
+		{Name: "opt_points", Shape: []int{n}, Data: points},
+		{Name: "opt_point_properties", Shape: []int{n}, Data: props},
+		{Name: "opt_model_version", Shape: []int{n}, Data: vers},
+		{Name: "sample_points", Shape: []int{len(sPoints)}, Data: nonNil(sPoints)},
+		{Name: "sample_versions", Shape: []int{len(sVers)}, Data: nonNil(sVers)},
+		{Name: "sample_properties", Shape: []int{len(sProps)}, Data: nonNil(sProps)},
+		{Name: "rand_point_due_bo_fail", Shape: []int{n}, Data: random},
+		// numpy's scalar strings do not round-trip through npyio; a
+		// one-element array does.
+		{Name: "params", Shape: []int{1}, Data: []string{strings.Join(params, " ")}},
+		{Name: "initial_best", Shape: []int{1}, Data: []float64{initialBest}},
+	}
+	if n > 0 {
+		arrays = append(arrays, numpy.Array{Name: "opt_latents", Shape: []int{n, dim}, Data: latents})
+	}
+	return numpy.WriteNPZ(filepath.Join(dir, ResultsFile), arrays)
+}
+
+// nonNil returns s, or an empty slice when s is nil.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,564 @@
+package bo
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options are a run's side settings: they do not change its results.
+type Options struct {
+	// Dir is the run directory (created when missing).
+	Dir string
+	// Resume continues the run in Dir; without it, a directory that already
+	// holds a run is refused.
+	Resume bool
+	// Progress, when set, is called at each stage and after each query.
+	Progress func(Progress)
+	// Logf, when set, receives warnings and notes (torn journal line,
+	// random fallbacks).
+	Logf func(format string, args ...any)
+}
+
+// Stages reported through Progress.
+const (
+	StageRetrain = "retrain"
+	StageEncode  = "encode"
+	StageReplay  = "replay"
+	StageQuery   = "query"
+)
+
+// Progress describes where a run stands.
+type Progress struct {
+	// Stage is one of the Stage constants; Query is set for StageQuery.
+	Stage string
+	Query *Query
+	// Done and Budget count queries.
+	Done, Budget int
+	// Version is the current model version.
+	Version int
+	// Best and BestObject are the best score so far (initial data
+	// included) and its object's key.
+	Best       float64
+	BestObject string
+}
+
+// Result summarises a run.
+type Result struct {
+	// Queries are all queries of the run, resumed ones included.
+	Queries []Query
+	// Versions are the model versions.
+	Versions []Version
+	// Resumed counts the queries read back from the journal.
+	Resumed int
+	// InitialBest is the best score of the initial (labelled) data; Best
+	// and BestObject the best after the queries.
+	InitialBest float64
+	Best        float64
+	BestObject  string
+	// Maximize is the task's direction.
+	Maximize bool
+}
+
+// Top returns up to n queries with the best scores among valid, distinct
+// objects, best first.
+func (r *Result) Top(n int) []Query {
+	u := make([]float64, len(r.Queries))
+	for i, q := range r.Queries {
+		u[i] = q.Score
+		if !r.Maximize {
+			u[i] = -q.Score
+		}
+	}
+	seen := make(map[string]bool)
+	var out []Query
+	for _, i := range orderBest(u) {
+		q := r.Queries[i]
+		if len(out) == n {
+			break
+		}
+		if !q.Valid || seen[q.Object] {
+			continue
+		}
+		seen[q.Object] = true
+		out = append(out, q)
+	}
+	return out
+}
+
+// runner holds the state of one run.
+type runner[O any] struct {
+	cfg   Config
+	task  Task[O]
+	model Model[O]
+	opts  Options
+	sign  float64 // +1 when the task maximises, -1 when it minimises
+
+	data Data[O]   // retraining data: labelled start plus valid queries
+	util []float64 // sign * score of data
+	seen map[string]bool
+
+	queries  []Query
+	versions []Version
+	resumed  int
+	initBest int // index of the best initial point
+
+	version  int  // current model version (-1: none yet)
+	inVer    int  // queries of the current version
+	stopped  bool // the current version's inner loop has stopped (tau)
+	loaded   bool // the model holds the current version's weights
+	surReady bool // the surrogate holds the current version's points
+	sur      surrogate
+	encodeS  float64 // encoding time to charge to the next query
+
+	journal *journal
+}
+
+// Run runs (or, with opts.Resume, continues) the optimisation of task in
+// model's latent space, starting from the labelled data, and returns its
+// summary. Everything it does is recorded in opts.Dir.
+func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Options) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("bo: no run directory")
+	}
+	if model.LatentDim() < 1 {
+		return nil, fmt.Errorf("bo: model has latent dimension %d", model.LatentDim())
+	}
+	if err := checkData(data); err != nil {
+		return nil, err
+	}
+	cfg.Extra = maps.Clone(cfg.Extra)
+	if cfg.Extra == nil {
+		cfg.Extra = map[string]string{}
+	}
+	cfg.Extra["maximize"] = strconv.FormatBool(task.Maximize())
+	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1}
+	if task.Maximize() {
+		r.sign = 1
+	}
+	r.sur.cfg = cfg
+	if err := r.open(data); err != nil {
+		return nil, err
+	}
+	defer r.journal.close()
+	if err := r.loop(); err != nil {
+		return r.result(), err
+	}
+	return r.result(), nil
+}
+
+// checkData verifies the labelled start.
+func checkData[O any](d Data[O]) error {
+	if len(d.Objects) == 0 {
+		return errors.New("bo: no labelled data to start from")
+	}
+	if len(d.Scores) != len(d.Objects) {
+		return fmt.Errorf("bo: %d objects but %d scores", len(d.Objects), len(d.Scores))
+	}
+	for i, s := range d.Scores {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return fmt.Errorf("bo: score %d of the labelled data is %v", i, s)
+		}
+	}
+	return nil
+}
+
+func (r *runner[O]) logf(format string, args ...any) {
+	if r.opts.Logf != nil {
+		r.opts.Logf(format, args...)
+	}
+}
+
+func (r *runner[O]) progress(stage string, q *Query) {
+	if r.opts.Progress == nil {
+		return
+	}
+	b := r.best()
+	r.opts.Progress(Progress{Stage: stage, Query: q, Done: len(r.queries), Budget: r.cfg.Budget,
+		Version: r.version, Best: b.score, BestObject: b.object})
+}
+
+// open prepares the run directory (new or resumed), selects the labelled
+// start and replays the journal into the runner's state.
+func (r *runner[O]) open(data Data[O]) error {
+	dir := r.opts.Dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("bo: run directory: %w", err)
+	}
+	cfgPath := filepath.Join(dir, ConfigFile)
+	jPath := filepath.Join(dir, JournalFile)
+	_, cfgErr := os.Stat(cfgPath)
+	exists := cfgErr == nil
+	if !exists {
+		if _, err := os.Stat(jPath); err == nil {
+			return fmt.Errorf("bo: %s has a journal but no %s; cannot tell which run it belongs to", dir, ConfigFile)
+		}
+	}
+	var recs []record
+	var size int64
+	switch {
+	case exists && !r.opts.Resume:
+		return fmt.Errorf("bo: %s already holds a run; pass --resume to continue it or choose another directory", dir)
+	case exists:
+		stored, err := ReadConfigFields(dir)
+		if err != nil {
+			return fmt.Errorf("bo: resume: %w", err)
+		}
+		if d := diffFields(stored, r.cfg.Fields()); d != "" {
+			return fmt.Errorf("bo: cannot resume %s with a different configuration: %s", dir, d)
+		}
+		var torn string
+		recs, size, torn, err = readJournal(jPath)
+		if err != nil {
+			return fmt.Errorf("bo: resume: %w", err)
+		}
+		if torn != "" {
+			r.logf("warning: %s", torn)
+		}
+		if err := writeConfig(dir, r.cfg); err != nil { // the budget may have changed
+			return fmt.Errorf("bo: %w", err)
+		}
+	default:
+		if r.opts.Resume {
+			r.logf("note: %s holds no run; starting a new one", dir)
+		}
+		if err := writeConfig(dir, r.cfg); err != nil {
+			return fmt.Errorf("bo: %w", err)
+		}
+	}
+	r.start(data)
+	if err := r.replay(recs); err != nil {
+		return fmt.Errorf("bo: resume %s: %w", dir, err)
+	}
+	j, err := openJournal(jPath, size)
+	if err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	r.journal = j
+	// results.npz may lag the journal by the query a kill interrupted.
+	if err := r.writeResults(); err != nil {
+		j.close()
+		return err
+	}
+	return nil
+}
+
+// start sets the retraining data to the labelled start.
+func (r *runner[O]) start(data Data[O]) {
+	idx := make([]int, len(data.Objects))
+	for i := range idx {
+		idx[i] = i
+	}
+	if f := r.cfg.LabelledFraction; f > 0 && f < 1 {
+		idx = labelledSubset(len(idx), f, newRand(r.cfg.Seed, streamLabelled, 0))
+	}
+	r.seen = make(map[string]bool, len(idx)+r.cfg.Budget)
+	for _, i := range idx {
+		r.appendData(data.Objects[i], data.Scores[i])
+	}
+	r.initBest = argmax(r.util)
+}
+
+// appendData adds a labelled object to the retraining data.
+func (r *runner[O]) appendData(obj O, score float64) {
+	r.data.Objects = append(r.data.Objects, obj)
+	r.data.Scores = append(r.data.Scores, score)
+	r.util = append(r.util, r.sign*score)
+	r.seen[r.task.Key(obj)] = true
+}
+
+// replay applies the journal's records to the runner's state.
+func (r *runner[O]) replay(recs []record) error {
+	for _, rec := range recs {
+		switch {
+		case rec.Version != nil:
+			v := *rec.Version
+			if v.Version != r.version+1 {
+				return fmt.Errorf("journal has version %d after version %d", v.Version, r.version)
+			}
+			r.versions = append(r.versions, v)
+			r.version, r.inVer, r.stopped = v.Version, 0, false
+		case rec.Stop != nil:
+			if rec.Stop.Version != r.version {
+				return fmt.Errorf("journal stops version %d during version %d", rec.Stop.Version, r.version)
+			}
+			r.stopped = true
+		case rec.Query != nil:
+			q := *rec.Query
+			if q.Index != len(r.queries) || q.Version != r.version || r.stopped {
+				return fmt.Errorf("journal has query %d of version %d after %d queries in version %d",
+					q.Index, q.Version, len(r.queries), r.version)
+			}
+			if len(q.Z) != r.model.LatentDim() {
+				return fmt.Errorf("query %d has a %d-dimensional latent point, the model has %d", q.Index, len(q.Z), r.model.LatentDim())
+			}
+			if err := r.addQuery(q); err != nil {
+				return err
+			}
+		}
+	}
+	r.resumed = len(r.queries)
+	return nil
+}
+
+// addQuery appends an evaluated query to the state (not the journal).
+func (r *runner[O]) addQuery(q Query) error {
+	r.queries = append(r.queries, q)
+	r.inVer++
+	if q.Valid {
+		obj, err := r.task.Parse(q.Object)
+		if err != nil {
+			return fmt.Errorf("query %d: object %q: %w", q.Index, q.Object, err)
+		}
+		r.appendData(obj, q.Score)
+	}
+	return nil
+}
+
+// loop runs versions and queries until the budget is spent.
+func (r *runner[O]) loop() error {
+	for len(r.queries) < r.cfg.Budget {
+		if r.version < 0 || r.inVer >= r.cfg.RetrainEvery || r.stopped {
+			if err := r.newVersion(); err != nil {
+				return err
+			}
+		}
+		if !r.loaded {
+			if err := r.loadVersion(r.version); err != nil {
+				return err
+			}
+		}
+		if r.cfg.Strategy == StrategyBO && !r.surReady {
+			if err := r.prepareSurrogate(); err != nil {
+				return err
+			}
+		}
+		q, stop, err := r.query()
+		if err != nil {
+			return fmt.Errorf("bo: query %d: %w", len(r.queries), err)
+		}
+		if stop != nil {
+			if err := r.journal.append(record{Stop: stop}); err != nil {
+				return fmt.Errorf("bo: %w", err)
+			}
+			r.stopped = true
+			r.logf("version %d: max EI %.3g < tau %g after %d queries; retraining early", r.version, stop.EI, r.cfg.Tau, r.inVer)
+			continue
+		}
+		if err := r.commit(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadVersion loads the weights of version v into the model.
+func (r *runner[O]) loadVersion(v int) error {
+	path := filepath.Join(r.opts.Dir, versionFile(v))
+	if err := r.model.Load(path); err != nil {
+		return fmt.Errorf("bo: load model version %d: %w", v, err)
+	}
+	r.loaded = true
+	return nil
+}
+
+// newVersion retrains the model on the current data (from the current
+// version's weights), saves and journals the next version.
+func (r *runner[O]) newVersion() error {
+	if r.version >= 0 && !r.loaded {
+		if err := r.loadVersion(r.version); err != nil {
+			return err
+		}
+	}
+	v := r.version + 1
+	r.version, r.inVer, r.stopped, r.surReady = v, 0, false, false
+	r.progress(StageRetrain, nil)
+	epochs := r.cfg.RetrainEpochs
+	if v == 0 {
+		epochs = r.cfg.InitialRetrainEpochs
+	}
+	rec := Version{Version: v, File: versionFile(v), Points: r.data.Len(), Epochs: epochs}
+	start := time.Now()
+	if epochs > 0 {
+		req := RetrainRequest[O]{
+			Objects: r.data.Objects, Scores: r.data.Scores, Weights: RankWeights(r.util, r.cfg.RankK),
+			Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v,
+		}
+		if err := r.model.Retrain(req); err != nil {
+			return fmt.Errorf("bo: retrain version %d: %w", v, err)
+		}
+	}
+	rec.RetrainSeconds = time.Since(start).Seconds()
+	if err := r.saveModel(rec.File); err != nil {
+		return err
+	}
+	r.loaded = true
+	if err := r.samplePrior(&rec); err != nil {
+		return err
+	}
+	if err := r.journal.append(record{Version: &rec}); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	r.versions = append(r.versions, rec)
+	return nil
+}
+
+// saveModel writes the model's weights to name in the run directory
+// through a temporary file, so that a kill never leaves half a file.
+func (r *runner[O]) saveModel(name string) error {
+	final := filepath.Join(r.opts.Dir, name)
+	tmp := filepath.Join(r.opts.Dir, "."+name+".tmp")
+	if err := r.model.Save(tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("bo: save model %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("bo: save model %s: %w", name, err)
+	}
+	return nil
+}
+
+// samplePrior decodes and scores the version's prior samples.
+func (r *runner[O]) samplePrior(rec *Version) error {
+	n := r.cfg.SamplesPerModel
+	if n == 0 {
+		return nil
+	}
+	start := time.Now()
+	d := r.model.LatentDim()
+	rng := newRand(r.cfg.Seed, streamSamples, uint64(rec.Version))
+	z := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for k := 0; k < d; k++ {
+			z.Set(i, k, rng.NormFloat64())
+		}
+	}
+	objs, valid, err := r.model.Decode(z, deriveSeed(r.cfg.Seed, streamSamples, uint64(rec.Version)))
+	if err != nil {
+		return fmt.Errorf("bo: decode prior samples of version %d: %w", rec.Version, err)
+	}
+	if len(objs) != n || len(valid) != n {
+		return fmt.Errorf("bo: model decoded %d rows into %d objects", n, len(objs))
+	}
+	for i := range objs {
+		s := Sample{Valid: valid[i]}
+		if valid[i] {
+			s.Object = r.task.Key(objs[i])
+		}
+		s.Score, _ = r.evaluate(objs[i], valid[i])
+		rec.Samples = append(rec.Samples, s)
+	}
+	rec.SampleSeconds = time.Since(start).Seconds()
+	return nil
+}
+
+// prepareSurrogate encodes the GP subset of the current version and replays
+// the GP fits of the version's journaled queries, so that the warm-start
+// chain is exactly as it was before a resume.
+func (r *runner[O]) prepareSurrogate() error {
+	r.progress(StageEncode, nil)
+	start := time.Now()
+	idx := gpSubset(r.util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
+	objs := make([]O, len(idx))
+	u := make([]float64, len(idx))
+	for i, j := range idx {
+		objs[i], u[i] = r.data.Objects[j], r.util[j]
+	}
+	z, err := r.model.Encode(objs)
+	if err != nil {
+		return fmt.Errorf("bo: encode the GP data of version %d: %w", r.version, err)
+	}
+	x, err := rows(z, len(objs), r.model.LatentDim())
+	if err != nil {
+		return fmt.Errorf("bo: encode the GP data of version %d: %w", r.version, err)
+	}
+	r.sur.reset(x, u)
+	r.encodeS = time.Since(start).Seconds()
+	first := len(r.queries) - r.inVer
+	if r.inVer > 0 {
+		r.progress(StageReplay, nil)
+	}
+	for _, q := range r.queries[first:] {
+		r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+		r.sur.add(q.Z, r.sign*q.Score)
+	}
+	r.surReady = true
+	return nil
+}
+
+// rows copies the rows of an n x d matrix, checking its shape and values.
+func rows(z *mat.Dense, n, d int) ([][]float64, error) {
+	if z == nil {
+		return nil, fmt.Errorf("model returned no latent points for %d objects", n)
+	}
+	if rz, cz := z.Dims(); rz != n || cz != d {
+		return nil, fmt.Errorf("model returned %d x %d latent points for %d objects of dimension %d", rz, cz, n, d)
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = mat.Row(nil, i, z)
+		for k, v := range out[i] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("latent point %d has %v in dimension %d", i, v, k)
+			}
+		}
+	}
+	return out, nil
+}
+
+// commit journals an evaluated query, then adds it to the state and
+// rewrites results.npz.
+func (r *runner[O]) commit(q Query) error {
+	if err := r.journal.append(record{Query: &q}); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	if err := r.addQuery(q); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	if r.cfg.Strategy == StrategyBO {
+		r.sur.add(q.Z, r.sign*q.Score)
+	}
+	if err := r.writeResults(); err != nil {
+		return err
+	}
+	r.progress(StageQuery, &r.queries[len(r.queries)-1])
+	return nil
+}
+
+func (r *runner[O]) writeResults() error {
+	if err := writeResults(r.opts.Dir, r.cfg, r.model.LatentDim(), r.data.Scores[r.initBest], r.queries, r.versions); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	return nil
+}
+
+// best is the best point so far.
+type bestPoint struct {
+	score  float64
+	object string
+}
+
+func (r *runner[O]) best() bestPoint {
+	i := argmax(r.util)
+	return bestPoint{score: r.data.Scores[i], object: r.task.Key(r.data.Objects[i])}
+}
+
+func (r *runner[O]) result() *Result {
+	res := &Result{Queries: r.queries, Versions: r.versions, Resumed: r.resumed, Maximize: r.sign > 0}
+	if len(r.util) > 0 {
+		res.InitialBest = r.data.Scores[r.initBest]
+		b := r.best()
+		res.Best, res.BestObject = b.score, b.object
+	}
+	return res
+}

@@ -1,0 +1,136 @@
+package bo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/acq"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
+	"gonum.org/v1/gonum/mat"
+)
+
+// surrogate is the GP side of the inner loop: the latent training points of
+// the current version (the encoded subset, then each query's z) and the last
+// fitted GP, from which the next fit is warm-started.
+type surrogate struct {
+	cfg  Config
+	x    [][]float64 // latent points
+	u    []float64   // their utilities (maximised)
+	last *gp.Model   // last successful fit of this version; nil: fit from scratch
+}
+
+// fitResult is one GP fit on the current points.
+type fitResult struct {
+	model *gp.Model
+	nz    gp.Normalizer
+	yStd  []float64 // standardised utilities
+	err   error     // why the fit failed (model nil)
+	dur   time.Duration
+}
+
+// reset starts a new version with the encoded subset.
+func (s *surrogate) reset(x [][]float64, u []float64) {
+	s.x, s.u, s.last = x, u, nil
+}
+
+// add appends an evaluated query to the training points.
+func (s *surrogate) add(z []float64, u float64) {
+	s.x = append(s.x, append([]float64(nil), z...))
+	s.u = append(s.u, u)
+}
+
+// fit fits the GP to the current points, warm-started from the previous fit
+// of the version when there is one; a failed warm fit is retried from
+// scratch (as the reference does). The normaliser's box is returned even
+// when both fits fail, for the random fallback.
+func (s *surrogate) fit(seed uint64) fitResult {
+	start := time.Now()
+	res := fitResult{}
+	x := mat.NewDense(len(s.x), len(s.x[0]), nil)
+	for i, row := range s.x {
+		x.SetRow(i, row)
+	}
+	best := s.x[argmax(s.u)]
+	var err error
+	if res.nz, err = gp.NewNormalizer(x, best); err != nil {
+		res.err = err
+		res.dur = time.Since(start)
+		return res
+	}
+	st, err := gp.NewStandardizer(s.u)
+	if err != nil {
+		res.err = err
+		res.dur = time.Since(start)
+		return res
+	}
+	res.yStd = st.Transform(s.u)
+	kernel, err := gp.ParseKernel(s.cfg.Kernel)
+	if err != nil {
+		res.err = err
+		res.dur = time.Since(start)
+		return res
+	}
+	xn := res.nz.Transform(x)
+	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last}
+	m, err := gp.Fit(xn, res.yStd, opts)
+	if err != nil && s.last != nil {
+		opts.Init = nil
+		m, err = gp.Fit(xn, res.yStd, opts)
+	}
+	res.dur = time.Since(start)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.model = m
+	s.last = m
+	return res
+}
+
+// proposal is the acquisition's choice of the next latent point.
+type proposal struct {
+	z        []float64 // latent point (original space)
+	acqValue float64   // EI or log-EI at the point
+	ei       float64   // EI at the point (for the stopping rule)
+	dur      time.Duration
+}
+
+// propose maximises EI or log-EI of the fitted GP over the unit box and maps
+// the maximiser back to the latent space.
+func (s *surrogate) propose(f fitResult, seed uint64) (proposal, error) {
+	start := time.Now()
+	d := f.model.Dim()
+	bestF := acq.QuantileBest(f.yStd, s.cfg.BestQuantile)
+	var fn acq.Acquisition
+	if s.cfg.Acq == AcqLogEI {
+		fn = acq.NewLogEI(f.model, bestF)
+	} else {
+		fn = acq.NewEI(f.model, bestF)
+	}
+	lower, upper := make([]float64, d), make([]float64, d)
+	for k := range upper {
+		upper[k] = 1
+	}
+	res, err := acq.Maximize(fn, lower, upper, acq.Options{
+		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Seed: seed,
+	})
+	if err != nil {
+		return proposal{}, fmt.Errorf("maximise %s: %w", s.cfg.Acq, err)
+	}
+	mean, variance := f.model.Predict(res.X)
+	ei, _, _ := acq.EI(mean, variance, bestF)
+	z := make([]float64, d)
+	f.nz.InverseVec(z, res.X)
+	return proposal{z: z, acqValue: res.Value, ei: ei, dur: time.Since(start)}, nil
+}
+
+// argmax returns the index of the largest value (the first of ties).
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}

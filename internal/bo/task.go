@@ -1,0 +1,66 @@
+package bo
+
+import (
+	"gonum.org/v1/gonum/mat"
+)
+
+// Task is the black box being optimised. O is the type of its objects (an
+// expression's text, a design, a molecule's SMILES).
+type Task[O any] interface {
+	// Score returns the objective of obj in the task's own direction. An
+	// error or a NaN counts as a failure and gets FailureScore.
+	Score(obj O) (float64, error)
+	// FailureScore is the score of an invalid decode or a failed evaluation.
+	FailureScore() float64
+	// Maximize reports whether higher scores are better.
+	Maximize() bool
+	// Key returns the identity of obj: two objects with the same key are
+	// the same object for the novelty check. Parse(Key(o)) must give o back,
+	// since the journal stores keys.
+	Key(obj O) string
+	// Parse returns the object whose key is key.
+	Parse(key string) (O, error)
+}
+
+// Model is the generative model whose latent space is searched.
+type Model[O any] interface {
+	// LatentDim returns the dimension of the latent space.
+	LatentDim() int
+	// Encode returns the encoder means of objs (len(objs) x LatentDim).
+	Encode(objs []O) (*mat.Dense, error)
+	// Decode decodes the rows of z; valid[i] is false when row i decodes to
+	// no valid object. Stochastic decoding must depend only on seed.
+	Decode(z *mat.Dense, seed uint64) (objs []O, valid []bool, err error)
+	// Retrain trains the model further on req's data with its ELBO.
+	Retrain(req RetrainRequest[O]) error
+	// Save writes the model's weights to path; Load reads them back.
+	Save(path string) error
+	// Load replaces the model's weights by those saved at path.
+	Load(path string) error
+}
+
+// RetrainRequest is the data and schedule of one retraining.
+type RetrainRequest[O any] struct {
+	// Objects are the training objects, Scores their task scores (in the
+	// task's direction, for metric losses and target prediction).
+	Objects []O
+	Scores  []float64
+	// Weights are the rank weights, proportional to each object's
+	// probability of being sampled into a mini-batch.
+	Weights []float64
+	// Epochs is the number of passes (fractions allowed).
+	Epochs float64
+	// Seed determines every random choice of the retraining.
+	Seed uint64
+	// Version is the model version this retraining produces.
+	Version int
+}
+
+// Data is a labelled set of objects.
+type Data[O any] struct {
+	Objects []O
+	Scores  []float64
+}
+
+// Len returns the number of points.
+func (d Data[O]) Len() int { return len(d.Objects) }
