@@ -187,10 +187,11 @@ func (t *Trainer) Save(path, network string, model any, last *EpochReport) error
 // beyond the network weights (loaded by the network's package): the target
 // predictor, Adam's state, the step and epoch counters and the label range.
 func (t *Trainer) Resume(path string, st TrainingState) error {
-	_, pred, err := LoadState(path)
+	net, pred, err := LoadState(path)
 	if err != nil {
 		return err
 	}
+	torch.CloseNamed(net)
 	defer torch.CloseNamed(pred)
 	if t.Predictor != nil {
 		if err := t.Predictor.LoadStateDict(pred); err != nil {

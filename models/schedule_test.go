@@ -1,0 +1,135 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// TestKL compares the KL term and its gradients with the fixture (1e-12 relative).
+func TestKL(t *testing.T) {
+	fx := fixture(t, "kl.npz")
+	sc := torch.NewScope()
+	defer sc.Close()
+	mu := sc.Own(fx["mu"].Clone().Detach()).SetRequiresGrad(true)
+	s := sc.Own(fx["log_std"].Clone().Detach()).SetRequiresGrad(true)
+	kl := KL(mu, s)
+	if got, want := scalar(t, kl), scalar(t, fx["value"]); !closeTo(got, want, 1e-12) {
+		t.Errorf("KL = %.15g, want %.15g", got, want)
+	}
+	if err := kl.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    *torch.Tensor
+		want string
+	}{{mu, "grad_mu"}, {s, "grad_log_std"}} {
+		g, err := c.p.Grad()
+		if err != nil || g == nil {
+			t.Fatalf("%s: %v", c.want, err)
+		}
+		got, want := floats(t, sc.Own(g)), floats(t, fx[c.want])
+		for i := range got {
+			if !closeTo(got[i], want[i], 1e-12) {
+				t.Fatalf("%s[%d] = %v, want %v", c.want, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestBetaSchedule compares the closed form with the reference's step-by-step
+// update over 3000 steps (1e-9 relative: powers versus repeated products).
+func TestBetaSchedule(t *testing.T) {
+	fx := fixture(t, "beta_schedule.npz")
+	p := floats(t, fx["params"])
+	b := BetaSchedule{Init: p[0], Final: p[1], Warmup: int(p[2]), Every: int(p[3]), Factor: p[4]}
+	if b != ExpressionBeta() {
+		t.Errorf("fixture schedule %+v differs from ExpressionBeta %+v", b, ExpressionBeta())
+	}
+	for step, want := range floats(t, fx["beta"]) {
+		if got := b.At(step); !closeTo(got/want, 1, 1e-9) {
+			t.Fatalf("step %d: beta %v, want %v", step, got, want)
+		}
+	}
+	if got := FixedBeta(0.04).At(10000); got != 0.04 {
+		t.Errorf("fixed beta: %v", got)
+	}
+	for _, bad := range []BetaSchedule{{Init: -1, Final: 1}, {Init: 1, Final: 0.5}, {Init: 1e-6, Final: 1, Every: 0, Factor: 1.1}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestRankWeights compares with numpy's argsort-of-argsort formula.
+func TestRankWeights(t *testing.T) {
+	fx := fixture(t, "rank_weights.npz")
+	scores, k := floats(t, fx["scores"]), scalar(t, fx["k"])
+	for name, maximize := range map[string]bool{"maximize": true, "minimize": false} {
+		w, err := RankWeights(scores, k, maximize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range floats(t, fx[name]) {
+			if !closeTo(w[i], want, 1e-12) {
+				t.Fatalf("%s: w[%d] = %v, want %v", name, i, w[i], want)
+			}
+		}
+	}
+	w, err := RankWeights([]float64{3, math.NaN(), 1, math.NaN()}, 0.5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kN = 2; labelled ranks: 1 -> 0, 3 -> 1; unlabelled share rank 2.
+	if want := []float64{1 / 3.0, 1 / 4.0, 1 / 2.0, 1 / 4.0}; !equalFloats(w, want) {
+		t.Errorf("with unlabelled points: %v, want %v", w, want)
+	}
+	if w, _ := RankWeights([]float64{5, 1}, math.Inf(1), true); w[0] != 1 || w[1] != 1 {
+		t.Errorf("k = inf: %v", w)
+	}
+	for _, k := range []float64{0, -1, math.NaN()} {
+		if _, err := RankWeights([]float64{1}, k, true); err == nil {
+			t.Errorf("k = %v: no error", k)
+		}
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !closeTo(a[i], b[i], 1e-15) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWeightedSampler(t *testing.T) {
+	w := []float64{1, 0, 3, 0, 6}
+	s, err := NewWeightedSampler(w, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, len(w))
+	const n = 100000
+	for _, i := range s.Sample(n) {
+		counts[i]++
+	}
+	for i, c := range counts {
+		if want := w[i] / 10 * n; math.Abs(float64(c)-want) > 0.02*n {
+			t.Errorf("index %d drawn %d times, want about %v", i, c, want)
+		}
+	}
+	if counts[1] != 0 || counts[3] != 0 {
+		t.Errorf("zero weights drawn: %v", counts)
+	}
+	for _, bad := range [][]float64{nil, {0, 0}, {1, -1}, {math.Inf(1)}, {math.NaN()}} {
+		if _, err := NewWeightedSampler(bad, nil); err == nil {
+			t.Errorf("weights %v: no error", bad)
+		}
+	}
+}
