@@ -468,7 +468,10 @@ func (r *runner[O]) samplePrior(rec *Version) error {
 func (r *runner[O]) prepareSurrogate() error {
 	r.progress(StageEncode, nil)
 	start := time.Now()
-	idx := gpSubset(r.util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
+	// The subset is drawn from the data as they were when the version was
+	// made, also when queries of the version were replayed from the journal.
+	util := r.util[:r.versions[len(r.versions)-1].Points]
+	idx := gpSubset(util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
 	objs := make([]O, len(idx))
 	u := make([]float64, len(idx))
 	for i, j := range idx {
