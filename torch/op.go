@@ -1,6 +1,7 @@
 package torch
 
 // #include <stdlib.h>
+// #include <string.h>
 // #include "tlbo.h"
 import "C"
 
@@ -44,21 +45,47 @@ type noneArg struct{}
 var none = noneArg{}
 
 // cArena holds C memory for one call's arguments (cgo forbids Go pointers in
-// memory passed to C, so argument lists live in C memory).
-type cArena struct{ ptrs []unsafe.Pointer }
+// memory passed to C, so argument lists live in C memory). Small calls bump a
+// pooled block; larger ones fall back to calloc.
+type cArena struct {
+	block *arenaBlock
+	used  int
+	extra []unsafe.Pointer
+}
+
+const arenaBlockSize = 4096
+
+type arenaBlock struct{ p unsafe.Pointer }
+
+var arenaPool = sync.Pool{New: func() any {
+	return &arenaBlock{p: C.malloc(arenaBlockSize)} // never freed: pooled for the process
+}}
 
 func (a *cArena) alloc(n int) unsafe.Pointer {
+	n = (n + 15) &^ 15
 	if n == 0 {
-		n = 1
+		n = 16
+	}
+	if a.block == nil {
+		a.block = arenaPool.Get().(*arenaBlock)
+	}
+	if a.used+n <= arenaBlockSize {
+		p := unsafe.Add(a.block.p, a.used)
+		a.used += n
+		C.memset(p, 0, C.size_t(n))
+		return p
 	}
 	p := C.calloc(1, C.size_t(n))
-	a.ptrs = append(a.ptrs, p)
+	a.extra = append(a.extra, p)
 	return p
 }
 
 func (a *cArena) free() {
-	for _, p := range a.ptrs {
+	for _, p := range a.extra {
 		C.free(p)
+	}
+	if a.block != nil {
+		arenaPool.Put(a.block)
 	}
 }
 

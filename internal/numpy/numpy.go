@@ -108,6 +108,9 @@ func atomicWrite(path string, fill func(io.Writer) error) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fail(err)
+	}
 	if err := fill(f); err != nil {
 		return fail(err)
 	}
