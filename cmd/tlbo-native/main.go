@@ -19,6 +19,7 @@ func main() {
 			versionCommand(),
 			checkpointCommand(),
 			benchCommand(),
+			gpCommand(),
 			dataCommand(),
 			scoreCommand(),
 		},
@@ -36,6 +37,7 @@ func benchCommand() *cli.Command {
 		Usage: "time a hot path and print its median milliseconds",
 		Subcommands: []*cli.Command{
 			benchGVAEStepCommand(),
+			benchSGPREvalCommand(), benchBOStepCommand(),
 		},
 	}
 }
