@@ -18,8 +18,16 @@ const (
 	ResultsFile = "results.npz"
 )
 
-// versionFile returns the weights file name of a model version.
-func versionFile(v int) string { return fmt.Sprintf("model-v%d.pt", v) }
+// modelFileName is the name the model saves its weights under, inside the
+// directory of its version.
+const modelFileName = "model.pt"
+
+// versionDir returns the directory of a model version.
+func versionDir(v int) string { return fmt.Sprintf("model-v%d", v) }
+
+// versionFile returns the weights file of a model version, relative to the
+// run directory.
+func versionFile(v int) string { return filepath.Join(versionDir(v), modelFileName) }
 
 // writeConfig writes the configuration's fields to dir/config.json atomically.
 func writeConfig(dir string, c Config) error {

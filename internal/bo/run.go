@@ -399,7 +399,7 @@ func (r *runner[O]) newVersion() error {
 		}
 	}
 	rec.RetrainSeconds = time.Since(start).Seconds()
-	if err := r.saveModel(rec.File); err != nil {
+	if err := r.saveModel(v); err != nil {
 		return err
 	}
 	r.loaded = true
@@ -413,17 +413,31 @@ func (r *runner[O]) newVersion() error {
 	return nil
 }
 
-// saveModel writes the model's weights to name in the run directory
-// through a temporary file, so that a kill never leaves half a file.
-func (r *runner[O]) saveModel(name string) error {
-	final := filepath.Join(r.opts.Dir, name)
-	tmp := filepath.Join(r.opts.Dir, "."+name+".tmp")
-	if err := r.model.Save(tmp); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("bo: save model %s: %w", name, err)
+// saveModel saves the model as version v: into a temporary directory that
+// is then renamed to model-v<v>, so that a kill never leaves a partial
+// checkpoint (which may be several files) under the final name.
+func (r *runner[O]) saveModel(v int) error {
+	final := filepath.Join(r.opts.Dir, versionDir(v))
+	tmp := filepath.Join(r.opts.Dir, "."+versionDir(v)+".tmp")
+	fail := func(err error) error {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("bo: save model version %d: %w", v, err)
+	}
+	if err := os.RemoveAll(tmp); err != nil {
+		return fail(err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return fail(err)
+	}
+	if err := r.model.Save(filepath.Join(tmp, modelFileName)); err != nil {
+		return fail(err)
+	}
+	// A directory left by a kill before the version was journaled is stale.
+	if err := os.RemoveAll(final); err != nil {
+		return fail(err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
-		return fmt.Errorf("bo: save model %s: %w", name, err)
+		return fail(err)
 	}
 	return nil
 }
