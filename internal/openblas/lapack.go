@@ -5,6 +5,7 @@ package openblas
 // Fortran LAPACK in libopenblas (LP64, gfortran hidden string lengths).
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
 void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
+void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda, int *info, size_t uplo_len, size_t diag_len);
 */
 import "C"
 
@@ -28,6 +29,7 @@ var _ lapack.Float64 = Lapack{}
 var (
 	cU = C.CString("U") // allocated once, never freed
 	cL = C.CString("L")
+	cN = C.CString("N")
 )
 
 // uploChar returns the Fortran triangle that matches the row-major ul.
@@ -71,6 +73,32 @@ func (Lapack) Dpotri(ul blas.Uplo, n int, a []float64, lda int) bool {
 	C.dpotri_(uc, &cn, ptr(a), &clda, &info, 1)
 	if info < 0 {
 		panic("openblas: dpotri argument error")
+	}
+	return info == 0
+}
+
+// Dtrtri computes the inverse of the triangular n x n matrix in a in place;
+// it reports false if the matrix is singular.
+func (Lapack) Dtrtri(ul blas.Uplo, d blas.Diag, n int, a []float64, lda int) bool {
+	uc := uploChar(ul)
+	var dc *C.char
+	switch d {
+	case blas.NonUnit:
+		dc = cN
+	case blas.Unit:
+		dc = cU
+	default:
+		panic("openblas: bad diag")
+	}
+	checkMat("A", len(a), n, n, lda)
+	if n == 0 {
+		return true
+	}
+	cn, clda := C.int(n), C.int(lda)
+	var info C.int
+	C.dtrtri_(uc, dc, &cn, ptr(a), &clda, &info, 1, 1)
+	if info < 0 {
+		panic("openblas: dtrtri argument error")
 	}
 	return info == 0
 }

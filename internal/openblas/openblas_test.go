@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -249,4 +250,22 @@ func TestCoreTypeNotBelowCPU(t *testing.T) {
 		t.Fatalf("OpenBLAS uses %s kernels; the CPU supports %s", got, best)
 	}
 	t.Logf("OpenBLAS kernels: %s, threads: %d", CoreName(), Threads())
+}
+
+func TestTrtriMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 70
+	for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+		for _, d := range []blas.Diag{blas.NonUnit, blas.Unit} {
+			a := randSlice(rng, n*(n+2))
+			for i := 0; i < n; i++ {
+				a[i*(n+2)+i] += 8
+			}
+			b := append([]float64(nil), a...)
+			if !(Lapack{}).Dtrtri(ul, d, n, a, n+2) || !(gonumlapack.Implementation{}).Dtrtri(ul, d, n, b, n+2) {
+				t.Fatal("Dtrtri failed on a nonsingular matrix")
+			}
+			approxEqual(t, "Dtrtri", a, b, 1e-10)
+		}
+	}
 }
