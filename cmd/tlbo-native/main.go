@@ -22,6 +22,8 @@ func main() {
 			gpCommand(),
 			dataCommand(),
 			scoreCommand(),
+			optimizeCommand(),
+			plotCommand(),
 		},
 	}
 	if err := app.Run(os.Args); err != nil {

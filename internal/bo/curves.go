@@ -126,6 +126,11 @@ func groupKey(fs []Field) string {
 	return strings.Join(parts, " ")
 }
 
+// labelPriority lists the settings that name groups first: when one of
+// them differs between groups, the others (GP sizes, which random search
+// does not use) are left out of the labels.
+var labelPriority = []string{"task", "strategy", "elbo", "acq", "k", "retrain-every", "warp", "labelled-fraction", "kernel"}
+
 // groupLabels names each group by the fields whose values differ between
 // groups (strategy and ELBO when nothing differs).
 func groupLabels(groups []Group) []string {
@@ -139,12 +144,19 @@ func groupLabels(groups []Group) []string {
 		}
 	}
 	var differ []string
-	for name, vs := range values {
-		if len(vs) > 1 && !ignoredInGroups[name] {
+	for _, name := range labelPriority {
+		if len(values[name]) > 1 {
 			differ = append(differ, name)
 		}
 	}
-	sort.Strings(differ)
+	if len(differ) == 0 {
+		for name, vs := range values {
+			if len(vs) > 1 && !ignoredInGroups[name] {
+				differ = append(differ, name)
+			}
+		}
+		sort.Strings(differ)
+	}
 	if len(differ) == 0 {
 		differ = []string{"strategy", "elbo"}
 	}

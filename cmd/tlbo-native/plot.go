@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+)
+
+// plotCommand overlays the best-score curves of several runs.
+func plotCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plot",
+		Usage:     "plot the best score against the number of evaluations of one or more runs",
+		ArgsUsage: "RUN_DIR...",
+		Description: "Runs whose configurations differ only in the seed are drawn as one curve, their mean,\n" +
+			"with a band of one standard deviation; the legend names the settings that differ.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "output PNG file", Required: true},
+			&cli.StringFlag{Name: "title", Usage: "plot title"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return fmt.Errorf("plot: no run directories given")
+			}
+			var curves []bo.Curve
+			for _, dir := range c.Args().Slice() {
+				cv, err := bo.ReadCurve(dir)
+				if err != nil {
+					return fmt.Errorf("plot: run %s: %w", dir, err)
+				}
+				curves = append(curves, cv)
+			}
+			groups := bo.GroupCurves(curves)
+			if err := writeBestPlot(c.String("out"), c.String("title"), groups); err != nil {
+				return err
+			}
+			for _, g := range groups {
+				last := len(g.Mean) - 1
+				fmt.Printf("%s: %d run(s), best after %d queries %.4g ± %.2g\n", label(g), len(g.Runs), last, g.Mean[last], g.Std[last])
+			}
+			fmt.Printf("plot %s\n", c.String("out"))
+			return nil
+		},
+	}
+}
+
+// label returns a group's legend entry.
+func label(g bo.Group) string {
+	if g.Label == "" {
+		return filepath.Base(g.Runs[0].Dir)
+	}
+	return g.Label
+}
+
+// writeBestPlot draws the groups' mean best score (with a ±1 standard
+// deviation band for groups of several runs) against the number of
+// evaluations and writes a PNG to path atomically.
+func writeBestPlot(path, title string, groups []bo.Group) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "evaluations"
+	p.Y.Label.Text = "best score"
+	if len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize {
+		p.Y.Label.Text = "best score (lower is better)"
+	}
+	p.Add(plotter.NewGrid())
+	for i, g := range groups {
+		col := plotutil.Color(i)
+		if len(g.Runs) > 1 {
+			band, err := stdBand(g, col)
+			if err != nil {
+				return fmt.Errorf("plot: %w", err)
+			}
+			p.Add(band)
+		}
+		line, err := plotter.NewLine(meanXYs(g))
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+		name := label(g)
+		if len(g.Runs) > 1 {
+			name = fmt.Sprintf("%s (%d seeds)", name, len(g.Runs))
+		}
+		p.Legend.Add(name, line)
+	}
+	// Best-score curves fall (minimising) or rise (maximising) from the left:
+	// the empty corner is the top right, or the bottom right.
+	p.Legend.Top = len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize
+	w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return numpy.AtomicWriteFile(path, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
+		return err
+	})
+}
+
+func meanXYs(g bo.Group) plotter.XYs {
+	xy := make(plotter.XYs, len(g.Mean))
+	for i, m := range g.Mean {
+		xy[i].X, xy[i].Y = float64(i), m
+	}
+	return xy
+}
+
+// stdBand is the polygon between mean - std and mean + std.
+func stdBand(g bo.Group, col color.Color) (*plotter.Polygon, error) {
+	n := len(g.Mean)
+	xy := make(plotter.XYs, 0, 2*n)
+	for i := 0; i < n; i++ {
+		xy = append(xy, plotter.XY{X: float64(i), Y: g.Mean[i] + g.Std[i]})
+	}
+	for i := n - 1; i >= 0; i-- {
+		xy = append(xy, plotter.XY{X: float64(i), Y: g.Mean[i] - g.Std[i]})
+	}
+	poly, err := plotter.NewPolygon(xy)
+	if err != nil {
+		return nil, err
+	}
+	r, gg, b, _ := col.RGBA()
+	poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(gg >> 8), B: uint8(b >> 8), A: 60}
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
