@@ -28,7 +28,8 @@ type Options struct {
 	// scratch. Its input dimension must match.
 	Init *Model
 	// MaxIter bounds the L-BFGS iterations; 0 means 200 from scratch and
-	// 50 when warm-started.
+	// 30 when warm-started (a warm refit after one new point moves the
+	// optimum little, and a BO step has a budget of seconds).
 	MaxIter int
 	// FixInducing keeps the k-means (or warm-start) inducing points fixed.
 	FixInducing bool
@@ -80,7 +81,7 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 	if maxIter == 0 {
 		maxIter = 200
 		if warm {
-			maxIter = 50
+			maxIter = 30
 		}
 	}
 	info := FitInfo{Warm: warm}
@@ -236,7 +237,7 @@ func (o *Objective) maximize(theta []float64, maxIter int, info *FitInfo) ([]flo
 	}
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
-		FuncEvaluations:   3 * maxIter,
+		FuncEvaluations:   maxIter + maxIter/2 + 5, // line-search retries
 		GradientThreshold: 1e-6,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Iterations: 10},
 	}

@@ -210,14 +210,17 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	// Correlations (without s) between data and inducing points.
 	w.kc = reshape(w.kc, n, m)
 	w.kuu = reshape(w.kuu, m, m)
-	var kap, kapuu blas64.General
-	if wantGrad {
+	var kap, kapuu blas64.General // κ, stored only when it differs from the correlation
+	if wantGrad && o.spec.Kernel != RBF {
 		w.kap = reshape(w.kap, n, m)
 		w.kapuu = reshape(w.kapuu, m, m)
 		kap, kapuu = w.kap, w.kapuu
 	}
 	crossCorr(o.spec.Kernel, w.xh, w.xhSq, w.zh, w.zhSq, w.kc, kap)
 	crossCorr(o.spec.Kernel, w.zh, w.zhSq, w.zh, w.zhSq, w.kuu, kapuu)
+	if o.spec.Kernel == RBF {
+		kap = w.kc // κ = k/s for the RBF kernel
+	}
 	// K_uu = s (C_uu + jitter I), kept intact in w.kuu; factor a copy.
 	for i, v := range w.kuu.Data {
 		w.kuu.Data[i] = s * v
@@ -351,8 +354,14 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	w.g = reshape(w.g, n, m)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2*s, w.kc, S, 0, w.g)
 	blas64.Ger(1/sig2, vec(w.r), vec(w.v), w.g)
-	hadamardScaled(w.g, w.kap, s)
-	hadamardScaled(Guu, w.kapuu, s)
+	hadamardScaled(w.g, kap, s)
+	if o.spec.Kernel == RBF {
+		// K_uu holds s (C_uu + jitter I); the jitter's diagonal does not
+		// matter because the diagonal of W_uu cancels in ∂F/∂Ẑ.
+		hadamardScaled(Guu, w.kuu, 1)
+	} else {
+		hadamardScaled(Guu, kapuu, s)
+	}
 
 	// ∂F/∂X̂ = W Ẑ - rowsum(W) ∘ X̂; ∂F/∂Ẑ = Wᵀ X̂ - colsum(W) ∘ Ẑ
 	// + 2 (W_uu Ẑ - rowsum(W_uu) ∘ Ẑ).
@@ -423,11 +432,14 @@ func (o *Objective) evalExact(h Hyper, grad []float64, post *posterior) (float64
 	o.inputs(h, wantGrad)
 	w.kc = reshape(w.kc, n, n)
 	var kap blas64.General
-	if wantGrad {
+	if wantGrad && o.spec.Kernel != RBF {
 		w.kap = reshape(w.kap, n, n)
 		kap = w.kap
 	}
 	crossCorr(o.spec.Kernel, w.xh, w.xhSq, w.xh, w.xhSq, w.kc, kap)
+	if o.spec.Kernel == RBF {
+		kap = w.kc
+	}
 	w.l = reshape(w.l, n, n)
 	for i, v := range w.kc.Data {
 		w.l.Data[i] = s * v
@@ -478,7 +490,7 @@ func (o *Objective) evalExact(h Hyper, grad []float64, post *posterior) (float64
 	grad[lay.noise] = trG * (sig2 - NoiseFloor)
 	grad[lay.mean] = sumA
 	// ∂F/∂X̂ = 2 (W X̂ - rowsum(W) ∘ X̂) with W = G ∘ s κ (symmetric).
-	hadamardScaled(G, w.kap, s)
+	hadamardScaled(G, kap, s)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2, G, w.xh, 0, w.dxh)
 	rs := rowSums(G, &w.rs)
 	for i := range rs {
