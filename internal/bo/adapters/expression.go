@@ -249,3 +249,11 @@ func (m *ExpressionModel) Load(path string) error {
 	m.net = net
 	return nil
 }
+
+// ExpressionGrammar returns the expression task's grammar in the form the
+// grammar VAE takes.
+func ExpressionGrammar() gvae.Grammar {
+	s := expression.GrammarSpec()
+	return gvae.Grammar{LHS: s.LHS, RHSNonterminals: s.RHSNonterminals, NumNonterminals: s.NumNonterminals,
+		Start: s.Start, Padding: s.Padding, Productions: s.Productions}
+}
