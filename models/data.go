@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // Data is a training or validation set in host memory.
@@ -77,4 +78,31 @@ func labelRange(labels []float64) (lo, hi float64, ok bool) {
 		lo, hi, ok = math.Min(lo, y), math.Max(hi, y), true
 	}
 	return lo, hi, ok
+}
+
+// KeepLabels returns a copy of labels in which only a random share frac of
+// the labelled entries keep their label and the others become NaN
+// (unlabelled): the semi-supervised setting. At least one label is kept when
+// frac > 0 and any is available.
+func KeepLabels(labels []float64, frac float64, rng *rand.Rand) ([]float64, error) {
+	if !(frac >= 0 && frac <= 1) {
+		return nil, fmt.Errorf("labelled fraction %v, want 0 <= f <= 1", frac)
+	}
+	out := make([]float64, len(labels))
+	var labelled []int
+	for i, y := range labels {
+		out[i] = math.NaN()
+		if !math.IsNaN(y) {
+			labelled = append(labelled, i)
+		}
+	}
+	keep := int(math.Round(frac * float64(len(labelled))))
+	if frac > 0 && keep == 0 && len(labelled) > 0 {
+		keep = 1
+	}
+	rng.Shuffle(len(labelled), func(a, b int) { labelled[a], labelled[b] = labelled[b], labelled[a] })
+	for _, i := range labelled[:keep] {
+		out[i] = labels[i]
+	}
+	return out, nil
 }

@@ -133,3 +133,39 @@ func TestWeightedSampler(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepLabels(t *testing.T) {
+	labels := []float64{1, 2, math.NaN(), 4, 5, 6, 7, 8, 9, 10}
+	got, err := KeepLabels(labels, 0.5, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i, y := range got {
+		if !math.IsNaN(y) {
+			kept++
+			if y != labels[i] {
+				t.Errorf("label %d changed to %v", i, y)
+			}
+		}
+	}
+	if kept != 5 { // round(0.5 * 9)
+		t.Errorf("kept %d labels, want 5: %v", kept, got)
+	}
+	if got, _ := KeepLabels(labels, 0.01, rand.New(rand.NewPCG(1, 1))); countLabelled(got) != 1 {
+		t.Errorf("a tiny fraction must keep one label: %v", got)
+	}
+	if _, err := KeepLabels(labels, 1.5, nil); err == nil {
+		t.Error("fraction 1.5: no error")
+	}
+}
+
+func countLabelled(ys []float64) int {
+	n := 0
+	for _, y := range ys {
+		if !math.IsNaN(y) {
+			n++
+		}
+	}
+	return n
+}

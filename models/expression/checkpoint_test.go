@@ -2,6 +2,7 @@ package expression
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,33 @@ func TestCheckpoint(t *testing.T) {
 	}
 	if _, _, err := Load(filepath.Join(dir, "none.pt"), torch.CPU); err == nil || !strings.Contains(err.Error(), "none.pt") {
 		t.Errorf("missing checkpoint: %v", err)
+	}
+}
+
+func TestRulesAndAccuracy(t *testing.T) {
+	m := newTestModel(t)
+	x, _, rules := randomDerivations(20, 9)
+	got, err := m.Rules(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if !equalInts(got[i], rules[i]) {
+			t.Fatalf("rules %d: %v, want %v", i, got[i], rules[i])
+		}
+	}
+	acc, err := m.ReconstructionAccuracy(x, 0, nil)
+	if err != nil || acc < 0 || acc > 1 {
+		t.Errorf("accuracy %v, %v", acc, err)
+	}
+	v, distinct, err := m.PriorValidity(50, 3, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || v < 0 || v > 1 || distinct > 50 {
+		t.Errorf("prior validity %v (%d distinct), %v", v, distinct, err)
+	}
+	if _, err := m.Rules(x[:7]); err == nil {
+		t.Error("ragged one-hot input: no error")
+	}
+	if _, _, err := m.PriorValidity(0, 3, nil); err == nil {
+		t.Error("no samples: no error")
 	}
 }
