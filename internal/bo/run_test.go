@@ -376,3 +376,34 @@ func TestBadInput(t *testing.T) {
 		t.Error("empty data accepted")
 	}
 }
+
+func TestTauStopsInnerLoops(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 6, 0
+	cfg.Tau = 1e9 // every EI is below: one query per version
+	dir := t.TempDir()
+	res, err := runToy(t, cfg, dir, false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Queries) != 6 || len(res.Versions) != 6 {
+		t.Fatalf("%d queries in %d versions, want 6 in 6", len(res.Queries), len(res.Versions))
+	}
+	for i, q := range res.Queries {
+		if q.Version != i {
+			t.Errorf("query %d in version %d, want %d", i, q.Version, i)
+		}
+	}
+	if n := journalLines(dir); n != 6+6+5 {
+		t.Errorf("journal has %d lines, want 6 queries, 6 versions and 5 stops", n)
+	}
+	// A resumed run that ends on a stop retrains before its next query.
+	cfg.Budget = 7
+	more, err := runToy(t, cfg, dir, true, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := more.Queries[6]; q.Version != 6 {
+		t.Errorf("query 6 after resuming in version %d, want 6", q.Version)
+	}
+}
