@@ -9,7 +9,8 @@
 // Conventions: inputs are normalised to [0,1]^d (Normalizer) and targets
 // standardised (Standardizer); the GP models the objective to be maximised.
 // Positive parameters are optimised through their logarithm (the noise as
-// NoiseFloor + exp(u)); the inducing points live in the warped input space.
+// NoiseFloor + exp(u)); the inducing points live in the input space and are
+// warped like the data.
 //
 // Typical use in a BO step:
 //

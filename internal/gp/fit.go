@@ -59,6 +59,9 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 	if opts.Init != nil && opts.Init.Dim() != d {
 		return nil, fmt.Errorf("gp: warm start from a %d-dimensional model for %d-dimensional inputs", opts.Init.Dim(), d)
 	}
+	if opts.Warp && opts.Init == nil {
+		return fitWarpInStages(x, y, opts, start)
+	}
 	h := initialHyper(x, y, opts)
 	spec := Spec{Kernel: opts.Kernel, Warp: opts.Warp, FixInducing: opts.FixInducing, NoPriors: opts.NoPriors}
 	warm := opts.Init != nil
@@ -66,7 +69,7 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 		if warm && opts.Init.Sparse() && opts.Init.inducing.RawMatrix().Rows == m {
 			spec.Inducing = mat.DenseCopyOf(opts.Init.inducing)
 		} else {
-			spec.Inducing = initialInducing(x, h, m, opts)
+			spec.Inducing = initialInducing(x, m, opts)
 		}
 	}
 	o, err := NewObjective(x, y, spec)
@@ -95,6 +98,33 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 	}
 	model.info.Duration = time.Since(start)
 	return model, nil
+}
+
+// fitWarpInStages fits a warped model from scratch: first without warping,
+// then with it, warm-started from the unwarped optimum. A
+// joint fit from the identity warping, under the length-scale prior, tends
+// to squash irrelevant dimensions through the warping early and stall in a
+// much worse optimum.
+func fitWarpInStages(x *mat.Dense, y []float64, opts Options, start time.Time) (*Model, error) {
+	pre := opts
+	pre.Warp = false
+	base, err := Fit(x, y, pre)
+	if err != nil {
+		return nil, err
+	}
+	opts.Init = base
+	if opts.MaxIter == 0 {
+		opts.MaxIter = 200 // a fit from scratch, not a warm refit
+	}
+	m, err := Fit(x, y, opts)
+	if err != nil {
+		return nil, err
+	}
+	m.info.Evaluations += base.info.Evaluations
+	m.info.Iterations += base.info.Iterations
+	m.info.Warm = false
+	m.info.Duration = time.Since(start)
+	return m, nil
 }
 
 // FitSGPR is Fit for the sparse model the BO loop uses; it is the same call,
@@ -132,12 +162,9 @@ func initialHyper(x *mat.Dense, y []float64, opts Options) Hyper {
 	return h
 }
 
-// initialInducing runs k-means on the (warped) inputs.
-func initialInducing(x *mat.Dense, h Hyper, m int, opts Options) *mat.Dense {
+// initialInducing runs k-means on the inputs.
+func initialInducing(x *mat.Dense, m int, opts Options) *mat.Dense {
 	g := toGeneral(x)
-	if h.Warped() {
-		warpRows(g, h, g, nil)
-	}
 	iters := opts.KMeansIter
 	if iters == 0 {
 		iters = 25

@@ -15,7 +15,7 @@ import (
 type Model struct {
 	kernel   Kernel
 	hyper    Hyper
-	inducing *mat.Dense // M x d in the (warped) input space; nil for exact
+	inducing *mat.Dense // M x d in the input space (warped like the data); nil for exact
 	post     posterior
 	n        int
 	logLik   float64
@@ -81,8 +81,8 @@ func (m *Model) Sparse() bool { return m.inducing != nil }
 // Hyper returns a copy of the hyperparameters.
 func (m *Model) Hyper() Hyper { return m.hyper.Clone() }
 
-// Inducing returns a copy of the inducing points (M x d, in the warped input
-// space), or nil for an exact GP.
+// Inducing returns a copy of the inducing points (M x d, in the input space:
+// the kernel sees them warped like the data), or nil for an exact GP.
 func (m *Model) Inducing() *mat.Dense {
 	if m.inducing == nil {
 		return nil

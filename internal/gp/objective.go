@@ -199,10 +199,18 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	wantGrad := grad != nil
 	o.inputs(h, wantGrad)
 
+	// The inducing points live in the input space and are warped like the
+	// data, so that a change of warping moves both together.
 	w.zh = reshape(w.zh, m, d)
+	zg := blas64.General{Rows: m, Cols: d, Stride: d, Data: z}
+	if h.Warped() {
+		warpRows(zg, h, w.zh, nil)
+	} else {
+		copy(w.zh.Data, z)
+	}
 	for j := 0; j < m; j++ {
 		for k := 0; k < d; k++ {
-			w.zh.Data[j*d+k] = z[j*d+k] / h.Lengthscales[k]
+			w.zh.Data[j*d+k] /= h.Lengthscales[k]
 		}
 	}
 	w.zhSq = rowSqNorms(w.zh, w.zhSq)
@@ -377,47 +385,48 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	}
 	subRowScaled(w.dzh, w.zh, uu)
 
-	o.inputGrads(h, grad)
-	for k := 0; k < d; k++ {
-		g := 0.0
-		for j := 0; j < m; j++ {
-			g += w.dzh.Data[j*d+k] * w.zh.Data[j*d+k]
-		}
-		grad[k] -= g
-	}
+	o.scaledGrads(h, o.x, w.xh, w.dxh, grad, nil)
+	var gz []float64
 	if lay.learnZ {
-		gz := grad[lay.z : lay.z+m*d]
-		for j := 0; j < m; j++ {
-			for k := 0; k < d; k++ {
-				gz[j*d+k] = w.dzh.Data[j*d+k] / h.Lengthscales[k]
-			}
-		}
+		gz = grad[lay.z : lay.z+m*d]
 	}
+	o.scaledGrads(h, zg, w.zh, w.dzh, grad, gz)
 	return f, nil
 }
 
-// inputGrads adds the length-scale part coming from the data inputs
-// (-Σ_i ∂F/∂x̂_ik x̂_ik) and the warping gradient, both from w.dxh.
-func (o *Objective) inputGrads(h Hyper, grad []float64) {
-	w := &o.ws
-	n, d := o.x.Rows, o.x.Cols
+// scaledGrads takes the gradient dsh of F with respect to scaled inputs sh
+// = w(src)/ℓ (rows are points) and adds its length-scale part
+// (-Σ_i dsh_ik sh_ik per log ℓ_k) and its warping part to grad; when dsrc is
+// non-nil it receives the gradient with respect to src.
+func (o *Objective) scaledGrads(h Hyper, src, sh, dsh blas64.General, grad, dsrc []float64) {
+	n, d := src.Rows, src.Cols
 	for k := 0; k < d; k++ {
 		g := 0.0
 		for i := 0; i < n; i++ {
-			g += w.dxh.Data[i*d+k] * w.xh.Data[i*d+k]
+			g += dsh.Data[i*d+k] * sh.Data[i*d+k]
 		}
 		grad[k] -= g
 	}
 	if !h.Warped() {
+		if dsrc != nil {
+			for i := 0; i < n; i++ {
+				for k := 0; k < d; k++ {
+					dsrc[i*d+k] = dsh.Data[i*d+k] / h.Lengthscales[k]
+				}
+			}
+		}
 		return
 	}
 	lay := o.lay
 	for i := 0; i < n; i++ {
 		for k := 0; k < d; k++ {
-			dxt := w.dxh.Data[i*d+k] / h.Lengthscales[k]
-			_, _, da, db := kumaraswamy(o.x.Data[i*o.x.Stride+k], h.WarpA[k], h.WarpB[k])
-			grad[lay.warpA+k] += dxt * da * h.WarpA[k]
-			grad[lay.warpB+k] += dxt * db * h.WarpB[k]
+			dwarped := dsh.Data[i*d+k] / h.Lengthscales[k]
+			_, dx, da, db := kumaraswamy(src.Data[i*src.Stride+k], h.WarpA[k], h.WarpB[k])
+			grad[lay.warpA+k] += dwarped * da * h.WarpA[k]
+			grad[lay.warpB+k] += dwarped * db * h.WarpB[k]
+			if dsrc != nil {
+				dsrc[i*d+k] = dwarped * dx
+			}
 		}
 	}
 }
@@ -497,7 +506,7 @@ func (o *Objective) evalExact(h Hyper, grad []float64, post *posterior) (float64
 		rs[i] *= 2
 	}
 	subRowScaled(w.dxh, w.xh, rs)
-	o.inputGrads(h, grad)
+	o.scaledGrads(h, o.x, w.xh, w.dxh, grad, nil)
 	return f, nil
 }
 

@@ -101,8 +101,9 @@ def sgpr_fixture(rng):
     for name in ["rbf", "matern52"]:
         b, mu, var = sgpr(name, X, y, Z, Xt, ell, s, c, noise)
         out["bound_" + name], out["mean_" + name], out["var_" + name] = np.float64(b), mu, var
-        # Warped: the kernel sees w(x); Z lives in the warped space.
-        b, mu, var = sgpr(name, kumaraswamy(X, wa, wb), y, Z, kumaraswamy(Xt, wa, wb), ell, s, c, noise)
+        # Warped: the kernel sees w(x) and w(z); Z lives in the input space.
+        b, mu, var = sgpr(name, kumaraswamy(X, wa, wb), y, kumaraswamy(Z, wa, wb), kumaraswamy(Xt, wa, wb),
+                          ell, s, c, noise)
         out["bound_warp_" + name], out["mean_warp_" + name], out["var_warp_" + name] = np.float64(b), mu, var
     return out
 
