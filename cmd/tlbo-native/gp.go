@@ -111,7 +111,7 @@ func checkShapes(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, c *cli.
 func readFloat64(path string) ([]float64, []int, error) {
 	a, err := numpy.ReadNPY(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, err // names the file already
 	}
 	var out []float64
 	switch v := a.Data.(type) {
@@ -137,7 +137,10 @@ func readFloat64(path string) ([]float64, []int, error) {
 	}
 	for i, v := range out {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%s: element %d (flat index) is %v", path, i, v)
+			if len(a.Shape) == 2 {
+				return nil, nil, fmt.Errorf("%s: row %d, column %d is %v", path, i/a.Shape[1], i%a.Shape[1], v)
+			}
+			return nil, nil, fmt.Errorf("%s: element %d is %v", path, i, v)
 		}
 	}
 	return out, a.Shape, nil
