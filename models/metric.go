@@ -186,12 +186,32 @@ func ContrastiveLoss(z, y *torch.Tensor, eta float64, hard bool) *torch.Tensor {
 	return meanOverPositive(loss.Triu(1))
 }
 
-// tripletMask returns the (B, B, B) mask of triplets (anchor i, positive j,
-// negative k): j != i with dy_ij < eta and k with dy_ik >= eta (so k != i).
-func tripletMask(z, dy *torch.Tensor, b int64, eta float64) *torch.Tensor {
+// tripletDiffs returns, for the valid triplets (anchor i, positive j,
+// negative k) in row-major (i, j, k) order, dz_ij - dz_ik and the weight
+// products wp_ij wn_ik, as 1-d tensors. Positives are j != i with
+// dy_ij < eta and negatives k with dy_ik >= eta (so k != i); wp and wn (B, B)
+// may be nil for weights 1. Only the valid triplets are gathered (a (B, B, B)
+// bool mask is the one cubic tensor), so the costly terms see no others.
+func tripletDiffs(z, dz, dy *torch.Tensor, b int64, eta float64, wp, wn *torch.Tensor) (diff, w *torch.Tensor) {
 	pos := dy.LtScalar(eta).LogicalAnd(offDiagonal(z, b))
 	neg := dy.GeScalar(eta)
-	return pos.Unsqueeze(2).LogicalAnd(neg.Unsqueeze(1))
+	idx := pos.Unsqueeze(2).LogicalAnd(neg.Unsqueeze(1)).Nonzero() // (V, 3): i, j, k
+	ij, ik := flatPairs(z, idx, b)
+	at := func(m, index *torch.Tensor) *torch.Tensor { return m.Reshape(-1).IndexSelect(0, index) }
+	diff = at(dz, ij).Sub(at(dz, ik))
+	if wp != nil {
+		w = at(wp, ij).Mul(at(wn, ik))
+	}
+	return diff, w
+}
+
+// flatPairs returns, for the rows (a, i, j) of the int64 (V, 3) idx, the flat
+// indices a*B + i and a*B + j into a (B, B) matrix.
+func flatPairs(z, idx *torch.Tensor, b int64) (ai, aj *torch.Tensor) {
+	// An integer product: no float rounding of the indices.
+	stride := own(z, torch.FromInt64([]int64{b}, []int64{}...)).To(z.Device())
+	a := idx.Select(1, 0).Mul(stride)
+	return a.Add(idx.Select(1, 1)), a.Add(idx.Select(1, 2))
 }
 
 // SoftTripletLoss is the soft triplet loss of T-LBO: over anchors i, positives j
@@ -199,22 +219,24 @@ func tripletMask(z, dy *torch.Tensor, b int64, eta float64) *torch.Tensor {
 // softplus(dz_ij - dz_ik) w_p w_n with w_p = f(eta - dy_ij)/f(eta),
 // w_n = f(dy_ik - eta)/f(1 - eta), f(a) = tanh(a/(2 nu)), divided by the
 // number of strictly positive terms. nu = 0 means unset: w_p = w_n = 1.
-// It builds (B, B, B) tensors: about 70 MB each in float32 for B = 256.
 func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
 	b, err := checkPair("soft triplet loss", z, y)
 	if err != nil {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	terms := dz.Unsqueeze(2).Sub(dz.Unsqueeze(1)).Softplus()
+	var wp, wn *torch.Tensor
 	if nu > 0 {
 		f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
-		wp := f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu)))
-		wn := f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu)))
-		terms = terms.Mul(wp.Unsqueeze(2)).Mul(wn.Unsqueeze(1))
+		wp = f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu)))
+		wn = f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu)))
 	}
-	mask := tripletMask(z, dy, b, eta)
-	return meanOverPositive(terms.Mul(mask.ToDType(terms.DType())))
+	diff, w := tripletDiffs(z, dz, dy, b, eta, wp, wn)
+	terms := diff.Softplus()
+	if w != nil {
+		terms = terms.Mul(w)
+	}
+	return meanOverPositive(terms)
 }
 
 // HardTripletLoss is the triplet loss with a margin: over the triplets of
@@ -226,9 +248,8 @@ func HardTripletLoss(z, y *torch.Tensor, eta, margin float64) *torch.Tensor {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	terms := dz.Unsqueeze(2).Sub(dz.Unsqueeze(1)).AddScalar(margin).Relu()
-	mask := tripletMask(z, dy, b, eta)
-	return meanOverPositive(terms.Mul(mask.ToDType(terms.DType())))
+	diff, _ := tripletDiffs(z, dz, dy, b, eta, nil, nil)
+	return meanOverPositive(diff.AddScalar(margin).Relu())
 }
 
 // Constants of the log-ratio loss, as in the reference: the squared latent
@@ -244,6 +265,11 @@ const (
 // (log dz_ai - log dz_aj - log dy_ai + log dy_aj)^2 divided by the number of
 // such triplets, with dz = sqrt(|z_a - z_i|^2 + 1e-4/B) and 1e-6 added to both
 // distances inside the logarithms (the reference's guards).
+//
+// With u = log dz - log dy (B, B) and M the (B, B, B) 0/1 mask of valid
+// triplets, the sum is expanded as sum u_ai^2 (r_ai + c_ai) - 2 sum_a u_a M_a u_a
+// (r, c the row and column counts of M), so that the cubic work is one batched
+// matrix product instead of elementwise logarithms and squares.
 func LogRatioLoss(z, y *torch.Tensor) *torch.Tensor {
 	b, err := checkPair("log-ratio loss", z, y)
 	if err != nil {
@@ -251,14 +277,15 @@ func LogRatioLoss(z, y *torch.Tensor) *torch.Tensor {
 	}
 	dz := pairSquares(z).AddScalar(logRatioDistEps / float64(b)).Sqrt()
 	dy := y.Unsqueeze(1).Sub(y.Unsqueeze(0)).Abs()
-	lz := dz.AddScalar(logRatioLogEps).Log()
-	ly := dy.AddScalar(logRatioLogEps).Log()
-	// d[a, i, j] = (lz_ai - lz_aj) - (ly_ai - ly_aj)
-	d := lz.Unsqueeze(2).Sub(lz.Unsqueeze(1)).Sub(ly.Unsqueeze(2).Sub(ly.Unsqueeze(1)))
-	off := offDiagonal(z, b)
-	valid := dy.Unsqueeze(2).Lt(dy.Unsqueeze(1)).
-		LogicalAnd(off.Unsqueeze(2)).LogicalAnd(off.Unsqueeze(1))
-	vf := valid.ToDType(d.DType())
-	n := vf.Sum().ClampMin(1)
-	return d.Square().Mul(vf).Sum().Div(n)
+	u := dz.AddScalar(logRatioLogEps).Log().Sub(dy.AddScalar(logRatioLogEps).Log())
+	var mask, counts, n *torch.Tensor
+	torch.NoGrad(func() {
+		off := offDiagonal(z, b)
+		mask = dy.Unsqueeze(2).Lt(dy.Unsqueeze(1)).
+			LogicalAnd(off.Unsqueeze(2)).LogicalAnd(off.Unsqueeze(1)).ToDType(u.DType()) // [a, i, j]
+		counts = mask.SumDims([]int64{2}, false).Add(mask.SumDims([]int64{1}, false))
+		n = mask.Sum().ClampMin(1)
+	})
+	cross := u.Unsqueeze(1).Bmm(mask).Squeeze(1).Mul(u).Sum()
+	return u.Square().Mul(counts).Sum().Sub(cross.MulScalar(2)).Div(n)
 }

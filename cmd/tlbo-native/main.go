@@ -24,6 +24,7 @@ func main() {
 			scoreCommand(),
 			optimizeCommand(),
 			plotCommand(),
+			trainCommand(),
 		},
 	}
 	if err := app.Run(os.Args); err != nil {
