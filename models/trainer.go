@@ -352,10 +352,12 @@ func (t *Trainer) evalBatch(b batch, beta float64) (Losses, error) {
 
 // EpochReport summarises one epoch of Fit.
 type EpochReport struct {
-	Epoch    int
-	Train    Losses
-	Val      *Losses // nil without validation data
-	Duration time.Duration
+	Epoch int
+	Train Losses
+	Val   *Losses // nil without validation data
+	// TrainTime is the time of the training steps, Duration that of the
+	// whole epoch with validation.
+	TrainTime, Duration time.Duration
 }
 
 // Fit trains for epochs epochs, evaluating on val (if it has examples) after
@@ -368,7 +370,7 @@ func (t *Trainer) Fit(train, val Data, epochs int, onStep StepFunc, onEpoch func
 		if err != nil {
 			return err
 		}
-		rep := EpochReport{Epoch: t.Epoch, Train: tl}
+		rep := EpochReport{Epoch: t.Epoch, Train: tl, TrainTime: time.Since(start)}
 		if len(val.X) > 0 {
 			vl, err := t.Evaluate(val)
 			if err != nil {

@@ -198,7 +198,7 @@ func trainAction(c *cli.Context) error {
 
 // fitWithProgress runs the epochs left up to epochs with a progress bar per
 // epoch (a line per epoch when stderr is not a terminal), calling save after
-// each, and returns the mean seconds per epoch.
+// each, and returns the mean seconds of training steps per epoch.
 func fitWithProgress(tr *models.Trainer, train, val models.Data, epochs int, save func(models.EpochReport) error) (float64, error) {
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	var bar *progressbar.ProgressBar
@@ -228,7 +228,7 @@ func fitWithProgress(tr *models.Trainer, train, val models.Data, epochs int, sav
 			line += " | val " + lossString(*r.Val)
 		}
 		fmt.Fprintln(os.Stderr, line)
-		total += r.Duration
+		total += r.TrainTime
 		done++
 		return save(r)
 	})
@@ -276,7 +276,7 @@ func reportTraining(c *cli.Context, m *gvae.Model, val models.Data, perEpoch flo
 		}
 		fmt.Printf("prior_validity %.4f (%d samples, %d distinct valid)\n", valid, n, distinct)
 	}
-	fmt.Printf("seconds_per_epoch %.2f\n", perEpoch)
+	fmt.Printf("seconds_per_epoch %.2f (training steps, without validation)\n", perEpoch)
 	fmt.Printf("wall_seconds %.1f\n", wall.Seconds())
 	fmt.Printf("peak_rss_mb %.0f\n", peakRSSMB())
 	fmt.Printf("checkpoint %s (+ %s, %s)\n", out, models.HeaderPath(out), models.AdamPath(out))

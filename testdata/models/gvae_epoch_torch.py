@@ -2,9 +2,9 @@
 """Seconds per epoch of the grammar VAE in PyTorch eager, for comparison with
 `tlbo-native train` on the same machine (same threads). The network, loss and
 training step are those of DESIGN.md sections 3-4 (as gen_gvae_fixture.py),
-with the soft triplet loss written vectorised as in package models. Data are
-random grammar derivations shaped like the 40k training subset (the timing does
-not depend on the values).
+with the soft triplet loss over the gathered valid triplets as in package models.
+Batches come from --data (the training subset) or are random derivations with
+labels distributed like the subset's.
 
     /usr/bin/python3 testdata/models/gvae_epoch_torch.py --elbo lbo --threads 2 --steps 30
 
@@ -30,11 +30,14 @@ def pair_distances(z, y):
 
 
 def soft_triplet(z, y, eta=0.1):
+    # As package models: gather the valid (anchor, positive, negative) triplets.
+    b = len(y)
     dz, dy = pair_distances(z, y)
-    terms = nn.functional.softplus(dz.unsqueeze(2) - dz.unsqueeze(1))
-    pos = (dy < eta) & ~torch.eye(len(y), dtype=torch.bool)
-    mask = pos.unsqueeze(2) & (dy >= eta).unsqueeze(1)
-    loss = terms * mask
+    pos = (dy < eta) & ~torch.eye(b, dtype=torch.bool)
+    idx = (pos.unsqueeze(2) & (dy >= eta).unsqueeze(1)).nonzero()
+    flat = dz.reshape(-1)
+    diff = flat[idx[:, 0] * b + idx[:, 1]] - flat[idx[:, 0] * b + idx[:, 2]]
+    loss = nn.functional.softplus(diff)
     return loss.sum() / (loss > 0).sum().clamp(min=1)
 
 
@@ -52,6 +55,29 @@ def step(model, opt, x, y, elbo, beta=0.04, metric_weight=10.0):
     return loss.item()
 
 
+def batches(args, rng):
+    """Yields (x, y) mini-batches: drawn with replacement from --data (an npz
+    written by `tlbo-native data expression`, labels min-max normalised), or
+    one fixed batch of random derivations with labels like the subset's."""
+    b = args.batch_size
+    if args.data:
+        with np.load(args.data) as d:
+            data, scores = torch.tensor(d["data"]), d["scores"]
+        y = torch.tensor((scores - scores.min()) / (scores.max() - scores.min()), dtype=torch.float32)
+        while True:
+            idx = torch.tensor(rng.integers(0, len(y), b))
+            yield data[idx], y[idx]
+    x = np.zeros((b, MAX_LEN, P), dtype=np.float32)
+    for i in range(b):
+        rules = derivation(rng)
+        x[i, np.arange(MAX_LEN), rules + [P - 1] * (MAX_LEN - len(rules))] = 1
+    # two thirds of the subset's scores are the failure score 7
+    y = torch.where(torch.rand(b) < 0.66, torch.ones(b), torch.rand(b))
+    x = torch.tensor(x)
+    while True:
+        yield x, y
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--elbo", choices=["lbo", "t"], default="lbo")
@@ -59,27 +85,22 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--train-size", type=int, default=38000)
+    ap.add_argument("--data", help="expression_subset.npz from `tlbo-native data expression` (optional)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    b = args.batch_size
-    x = np.zeros((b, MAX_LEN, P), dtype=np.float32)
-    for i in range(b):
-        rules = derivation(rng)
-        x[i, np.arange(MAX_LEN), rules + [P - 1] * (MAX_LEN - len(rules))] = 1
-    x, y = torch.tensor(x), torch.rand(b)
     model = GVAE()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     times = []
-    for i in range(args.steps + 3):
+    for i, (x, y) in zip(range(args.steps + 3), batches(args, rng)):
         t0 = time.perf_counter()
         step(model, opt, x, y, args.elbo)
         if i >= 3:  # warm-up
             times.append(time.perf_counter() - t0)
     med = statistics.median(times)
-    steps = args.train_size // b
-    print(f"torch {torch.__version__} threads {torch.get_num_threads()} elbo {args.elbo} batch {b}")
+    steps = args.train_size // args.batch_size
+    print(f"torch {torch.__version__} threads {torch.get_num_threads()} elbo {args.elbo} batch {args.batch_size}")
     print(f"step_ms {med * 1e3:.2f}")
     print(f"epoch_s {med * steps:.2f} ({steps} steps)")
 
