@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Summarise experiment runs: best score (mean, std over seeds) and where the time went.
+
+    docs/experiment/summarize.py RUNS_DIR
+
+Reads every RUNS_DIR/<method>-seed<N>/journal.jsonl; wall time per run is the sum of
+the journaled stage times (retraining, prior samples, encoding, GP fits, acquisition,
+decoding, evaluation) plus query bookkeeping, i.e. everything but start-up and data loading.
+"""
+import collections
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def run_summary(journal):
+    t = collections.Counter()
+    best = None
+    n = 0
+    for line in open(journal):
+        rec = json.loads(line)
+        if "version" in rec:
+            v = rec["version"]
+            t["retrain"] += v["retrain_s"]
+            t["samples"] += v.get("sample_s", 0)
+        elif "query" in rec:
+            q = rec["query"]
+            n += 1
+            tm = q["timing"]
+            for k in ("encode", "gp_fit", "acq", "decode", "eval"):
+                t[k] += tm.get(k, 0)
+            t["total_queries"] += tm["total"] + tm.get("encode", 0)
+            best = q["score"] if best is None else min(best, q["score"])
+    t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
+    return n, best, t
+
+
+def main(root):
+    groups = collections.defaultdict(list)
+    for d in sorted(glob.glob(os.path.join(root, "*-seed*"))):
+        if not os.path.isdir(d):
+            continue
+        method = os.path.basename(d).rsplit("-seed", 1)[0]
+        groups[method].append(run_summary(os.path.join(d, "journal.jsonl")))
+    print("| method | runs | queries | best score mean ± std | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for method, runs in groups.items():
+        bests = [b for _, b, _ in runs]
+        walls = [t["wall"] for _, _, t in runs]
+        tot = collections.Counter()
+        for _, _, t in runs:
+            tot.update(t)
+        share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%"
+        sd = statistics.stdev(bests) if len(bests) > 1 else 0.0
+        print(f"| {method} | {len(runs)} | {runs[0][0]} | {statistics.mean(bests):.4f} ± {sd:.4f} | "
+              f"{statistics.mean(walls):.0f} | {share('retrain')} | {share('gp_fit')} | {share('acq')} | "
+              f"{share('decode')} | {share('encode')} | {share('eval')} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
