@@ -2,7 +2,10 @@ package gp
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -361,8 +364,7 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	// G_fu, then W = G_fu ∘ ∂k (the kernel's κ times s), in place.
 	w.g = reshape(w.g, n, m)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2*s, w.kc, S, 0, w.g)
-	blas64.Ger(1/sig2, vec(w.r), vec(w.v), w.g)
-	hadamardScaled(w.g, kap, s)
+	rsW, csW := rankOneHadamard(w.g, w.r, w.v, 1/sig2, kap, s, &w.rs)
 	if o.spec.Kernel == RBF {
 		// K_uu holds s (C_uu + jitter I); the jitter's diagonal does not
 		// matter because the diagonal of W_uu cancels in ∂F/∂Ẑ.
@@ -375,9 +377,9 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	// + 2 (W_uu Ẑ - rowsum(W_uu) ∘ Ẑ).
 	w.dzh = reshape(w.dzh, m, d)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, w.g, w.zh, 0, w.dxh)
-	subRowScaled(w.dxh, w.xh, rowSums(w.g, &w.rs))
+	subRowScaled(w.dxh, w.xh, rsW)
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, w.g, w.xh, 0, w.dzh)
-	subRowScaled(w.dzh, w.zh, colSums(w.g))
+	subRowScaled(w.dzh, w.zh, csW)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2, Guu, w.zh, 1, w.dzh)
 	uu := rowSums(Guu, nil)
 	for j := range uu {
@@ -532,6 +534,43 @@ func symmetrizeAverage(a blas64.General) {
 			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = v, v
 		}
 	}
+}
+
+// rankOneHadamard sets g = (g + alpha x yᵀ) ∘ (s b) elementwise in one pass
+// over the N x M matrices and returns the row and column sums of the result
+// (the row sums in *rowBuf).
+func rankOneHadamard(g blas64.General, x, y []float64, alpha float64, b blas64.General, s float64, rowBuf *[]float64) (rows, cols []float64) {
+	*rowBuf = resize(*rowBuf, g.Rows)
+	rows = *rowBuf
+	// Per-chunk column sums, added in chunk order so that the result does
+	// not depend on goroutine scheduling.
+	var mu sync.Mutex
+	partial := map[int][]float64{}
+	parallelFor(g.Rows, g.Cols, func(lo, hi int) {
+		cs := make([]float64, g.Cols)
+		for i := lo; i < hi; i++ {
+			gr := g.Data[i*g.Stride : i*g.Stride+g.Cols]
+			br := b.Data[i*b.Stride : i*b.Stride+b.Cols]
+			ax, rs := alpha*x[i], 0.0
+			for j, gv := range gr {
+				v := (gv + ax*y[j]) * s * br[j]
+				gr[j] = v
+				rs += v
+				cs[j] += v
+			}
+			rows[i] = rs
+		}
+		mu.Lock()
+		partial[lo] = cs
+		mu.Unlock()
+	})
+	cols = make([]float64, g.Cols)
+	for _, lo := range slices.Sorted(maps.Keys(partial)) {
+		for j, v := range partial[lo] {
+			cols[j] += v
+		}
+	}
+	return rows, cols
 }
 
 // hadamardScaled sets a = a ∘ (s b) elementwise.
