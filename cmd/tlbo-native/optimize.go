@@ -37,7 +37,7 @@ func optimizeCommand() *cli.Command {
 			&cli.StringFlag{Name: "target", Value: expression.DefaultTarget, Usage: "expression task: target expression of x"},
 			&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header)"},
 			&cli.StringFlag{Name: "elbo", Value: "t", Usage: "retraining ELBO: " + strings.Join(models.ELBONames(), ", ")},
-			&cli.Float64Flag{Name: "beta-metric", Usage: "metric-loss weight (0: the paper's 10 for expressions)"},
+			&cli.Float64Flag{Name: "metric-weight", Value: 10, Usage: "beta_metric, the metric-loss weight (the paper's 10 for expressions)"},
 			&cli.Float64Flag{Name: "eta", Value: models.DefaultEta, Usage: "metric-loss threshold between positives and negatives"},
 			&cli.Float64Flag{Name: "nu", Usage: "soft triplet temperature (0: unset, w_p = w_n = 1)"},
 			&cli.StringFlag{Name: "strategy", Value: d.Strategy, Usage: "bo or random"},
@@ -120,10 +120,7 @@ func optimizeExpression(c *cli.Context, cfg bo.Config) error {
 	if err != nil {
 		return fmt.Errorf("--elbo: %w", err)
 	}
-	elbo.MetricWeight = 10 // the paper's beta_metric for expressions
-	if v := c.Float64("beta-metric"); v > 0 {
-		elbo.MetricWeight = v
-	}
+	elbo.MetricWeight = c.Float64("metric-weight")
 	if elbo.Metric.Eta > 0 {
 		elbo.Metric.Eta = c.Float64("eta")
 	}
