@@ -32,6 +32,10 @@ const (
 
 // Metric is a metric loss with its parameters. The labels it receives are the
 // min-max normalised labels of the current training set, in [0, 1].
+//
+// Positives are the pairs with dy < Eta and negatives those with dy >= Eta
+// (DESIGN.md); the reference code counts dy == Eta as positive, which only
+// matters for exact ties.
 type Metric struct {
 	Kind MetricKind `json:"kind"`
 	// Eta splits positives (dy < Eta) from negatives (dy >= Eta); in (0, 1).

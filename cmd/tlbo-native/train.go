@@ -57,6 +57,8 @@ func trainCommand() *cli.Command {
 			&cli.IntFlag{Name: "prior-samples", Value: 1000, Usage: "prior samples decoded for the final validity (0: skip)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seeds libtorch, the sampler and the labelled subset"},
 			deviceFlag, threadsFlag,
+			&cli.IntFlag{Name: "blas-threads", Value: 1, Usage: "OpenBLAS threads under libtorch's products (0: TLBO_BLAS_THREADS, else the core count); " +
+				"1 keeps them from competing with libtorch's own threads"},
 			&cli.StringFlag{Name: "out", Usage: "checkpoint FILE.pt", Required: true},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out"},
 		},
@@ -167,6 +169,7 @@ func trainAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	blas := setupBLAS(c)
 	s, err := trainOptions(c, dev)
 	if err != nil {
 		return err
@@ -183,15 +186,19 @@ func trainAction(c *cli.Context) error {
 		return err
 	}
 	defer m.Close()
-	start := time.Now()
-	fmt.Fprintf(os.Stderr, "training %s on %s (%d threads): %d train, %d validation points, ELBO %s, from epoch %d\n",
-		gvae.NetworkKind, dev, torch.NumThreads(), train.Len(models.InputSize(m)), val.Len(models.InputSize(m)),
+	start, startEpoch := time.Now(), tr.Epoch
+	fmt.Fprintf(os.Stderr, "training %s on %s (%d threads, %s): %d train, %d validation points, ELBO %s, from epoch %d\n",
+		gvae.NetworkKind, dev, torch.NumThreads(), blas, train.Len(models.InputSize(m)), val.Len(models.InputSize(m)),
 		tr.Opts.ELBO.Name, tr.Epoch)
+	cpu0 := cpuSeconds()
 	perEpoch, err := fitWithProgress(tr, train, val, s.epochs, func(r models.EpochReport) error {
 		return gvae.SaveTrainer(s.out, m, tr, &r)
 	})
 	if err != nil {
 		return err
+	}
+	if done := tr.Epoch - startEpoch; done > 0 {
+		fmt.Printf("cpu_seconds_per_epoch %.2f (user+system, with validation and saving)\n", (cpuSeconds()-cpu0)/float64(done))
 	}
 	return reportTraining(c, m, val, perEpoch, time.Since(start), s.out)
 }
@@ -281,6 +288,16 @@ func reportTraining(c *cli.Context, m *gvae.Model, val models.Data, perEpoch flo
 	fmt.Printf("peak_rss_mb %.0f\n", peakRSSMB())
 	fmt.Printf("checkpoint %s (+ %s, %s)\n", out, models.HeaderPath(out), models.AdamPath(out))
 	return nil
+}
+
+// cpuSeconds returns the user and system CPU time of the process so far; on
+// a shared machine it measures the work better than the wall clock.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSSMB returns the process's peak resident set size in MiB (Linux
