@@ -118,14 +118,38 @@ func writeJSONAtomic(path string, v any) error {
 func SaveCheckpoint(path string, h Header, state, adam []torch.Named) error {
 	h.Format, h.Version = CheckpointFormat, CheckpointVersion
 	if adam != nil {
-		if err := torch.Save(AdamPath(path), adam); err != nil {
+		if err := saveOnCPU(AdamPath(path), adam); err != nil {
 			return fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
 		}
 	}
-	if err := torch.Save(path, state); err != nil {
+	if err := saveOnCPU(path, state); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return writeJSONAtomic(HeaderPath(path), h)
+}
+
+// saveOnCPU saves tensors after copying those on another device to the CPU,
+// so that checkpoints of a CUDA run load anywhere (torch.load needs no
+// map_location).
+func saveOnCPU(path string, tensors []torch.Named) error {
+	out := make([]torch.Named, len(tensors))
+	var copies []*torch.Tensor
+	defer func() {
+		for _, t := range copies {
+			t.Close()
+		}
+	}()
+	for i, n := range tensors {
+		out[i] = n
+		if n.Tensor.Err() == nil && n.Tensor.Device() != torch.CPU {
+			d := n.Tensor.Detach()
+			c := d.To(torch.CPU)
+			d.Close()
+			copies = append(copies, c)
+			out[i].Tensor = c
+		}
+	}
+	return torch.Save(path, out)
 }
 
 // LoadState reads the state dict of a checkpoint and splits it into the
