@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -151,13 +154,14 @@ func optimizeExpression(c *cli.Context, cfg bo.Config) error {
 		return fmt.Errorf("--vae: %w", err)
 	}
 	defer model.Close()
-	abs, err := filepath.Abs(c.String("vae"))
+	// Files are identified by content, so that a moved run or data
+	// directory still resumes; bo adds the data's digest.
+	sum, err := fileSHA256(c.String("vae"))
 	if err != nil {
-		return err
+		return fmt.Errorf("--vae: %w", err)
 	}
-	cfg.Extra["vae"] = abs
+	cfg.Extra["vae-sha256"] = sum
 	cfg.Extra["target"] = obj.Target()
-	cfg.Extra["data"] = fmt.Sprintf("%s (subset of %d)", ds.Source, len(data.Objects))
 	cfg.Extra["device"] = dev.String()
 	cfg.Extra["decode-attempts"] = strconv.Itoa(c.Int("decode-attempts"))
 	cfg.Extra["elbo-params"] = fmt.Sprintf("metric-weight=%g eta=%g nu=%g", elbo.MetricWeight, elbo.Metric.Eta, elbo.Metric.Nu)
@@ -252,4 +256,18 @@ func (r *reporter) finish() {
 		r.bar.Finish()
 		fmt.Fprintln(os.Stderr)
 	}
+}
+
+// fileSHA256 returns the first 16 hex digits of a file's sha256.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -27,8 +27,11 @@ for seed in "${seeds[@]}"; do
     esac
     dir="$out/$method-seed$seed"
     start=$(date +%s)
-    "$bin" optimize "${common[@]}" "${args[@]}" --seed "$seed" --run-dir "$dir" > "$dir.log" 2>&1
-    echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log")"
+    if "$bin" optimize "${common[@]}" "${args[@]}" --seed "$seed" --run-dir "$dir" > "$dir.log" 2>&1; then
+      echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log")"
+    else
+      echo "$method seed $seed: FAILED, see $dir.log"
+    fi
   done
 done
 "$bin" plot --title "expression task, budget $budget, r = 50, k = 1e-3" --out "$out/expression.png" "$out"/*-seed*/

@@ -1,8 +1,12 @@
 package bo
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -142,6 +146,7 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 		cfg.Extra = map[string]string{}
 	}
 	cfg.Extra["maximize"] = strconv.FormatBool(task.Maximize())
+	cfg.Extra["data-sha256"] = dataDigest(task, data)
 	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1}
 	if task.Maximize() {
 		r.sign = 1
@@ -171,6 +176,20 @@ func checkData[O any](d Data[O]) error {
 		}
 	}
 	return nil
+}
+
+// dataDigest identifies the labelled start by content (keys and scores), so
+// that resume refuses other data wherever they are read from.
+func dataDigest[O any](task Task[O], d Data[O]) string {
+	h := sha256.New()
+	var buf [8]byte
+	for i, obj := range d.Objects {
+		io.WriteString(h, task.Key(obj))
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(d.Scores[i]))
+		h.Write([]byte{0})
+		h.Write(buf[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func (r *runner[O]) logf(format string, args ...any) {
