@@ -29,4 +29,16 @@
 //
 // The GP always maximises: scores of a task where lower is better are
 // negated into utilities before they reach the GP or the rank weights.
+//
+// Choices where the reference differs or is silent: an invalid decode is
+// evaluated as the task's failure score (the reference redoes the step);
+// the novelty check perturbs up to PerturbTries times with a growing sigma
+// and then evaluates the duplicate, and it applies to random search too;
+// only a query's final z joins the GP's points (the reference also adds
+// the perturbation trials); the GP subset is drawn once per version; invalid
+// queries stay out of the retraining data. Random search retrains the
+// model every r queries like the other strategies, as the reference's
+// does. In results.npz, opt_points are the task's keys ("" for invalid
+// decodes) and the prior samples are flat arrays with one version per
+// sample.
 package bo
