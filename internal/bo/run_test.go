@@ -407,3 +407,23 @@ func TestTauStopsInnerLoops(t *testing.T) {
 		t.Errorf("query 6 after resuming in version %d, want 6", q.Version)
 	}
 }
+
+func TestSemiSupervisedWarpedStart(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 12, 0
+	cfg.LabelledFraction = 0.1 // 20 of the 200 labelled points
+	cfg.Warp = true            // W-LBO
+	res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Versions[0].Points; got != 20 {
+		t.Errorf("version 0 retrained on %d points, want 20", got)
+	}
+	if got, want := res.Versions[1].Points, 20+10; got > want || got < 20 {
+		t.Errorf("version 1 retrained on %d points, want 20 plus the valid queries (at most %d)", got, want)
+	}
+	if len(res.Queries) != 12 {
+		t.Errorf("%d queries, want 12", len(res.Queries))
+	}
+}
