@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"testing"
 
@@ -11,16 +12,7 @@ import (
 // fixture loads a committed .npz of testdata/models as tensors by name.
 func fixture(t *testing.T, name string) map[string]*torch.Tensor {
 	t.Helper()
-	sd, err := torch.Load("../testdata/models/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { torch.CloseNamed(sd) })
-	out := make(map[string]*torch.Tensor, len(sd))
-	for _, n := range sd {
-		out[n.Name] = n.Tensor
-	}
-	return out
+	return fx.Load(t, "models", name)
 }
 
 func floats(t *testing.T, x *torch.Tensor) []float64 {

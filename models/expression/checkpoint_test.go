@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestRulesAndAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got {
-		if !equalInts(got[i], rules[i]) {
+		if !slices.Equal(got[i], rules[i]) {
 			t.Fatalf("rules %d: %v, want %v", i, got[i], rules[i])
 		}
 	}

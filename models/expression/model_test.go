@@ -1,8 +1,10 @@
 package expression
 
 import (
+	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -27,16 +29,7 @@ func testGrammar() Grammar {
 
 func fixture(t *testing.T, name string) map[string]*torch.Tensor {
 	t.Helper()
-	sd, err := torch.Load("../../testdata/models/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { torch.CloseNamed(sd) })
-	out := make(map[string]*torch.Tensor, len(sd))
-	for _, n := range sd {
-		out[n.Name] = n.Tensor
-	}
-	return out
+	return fx.Load(t, "models", name)
 }
 
 func floats(t *testing.T, x *torch.Tensor) []float64 {
@@ -173,7 +166,7 @@ func TestSampleFollowsGrammar(t *testing.T) {
 	// sin(x) + 3: S->S+T, S->T, T->sin(S), S->T, T->x, T->3
 	want := []int{0, 3, 5, 3, 7, 10}
 	rules, ok := g.sample(oneHotLogits(want, 10), 15, nil)
-	if !ok || !equalInts(rules, want) {
+	if !ok || !slices.Equal(rules, want) {
 		t.Errorf("greedy: %v %v, want %v", rules, ok, want)
 	}
 	// Logits that prefer a disallowed rule must still give a derivation: at the
@@ -192,7 +185,7 @@ func TestSampleFollowsGrammar(t *testing.T) {
 	hits := 0
 	for range 200 {
 		rules, ok := g.sample(oneHotLogits(want, 4), 15, rng)
-		if ok && equalInts(rules, want) {
+		if ok && slices.Equal(rules, want) {
 			hits++
 		}
 		if ok && !derives(g, rules) {
@@ -217,18 +210,6 @@ func derives(g Grammar, rules []int) bool {
 		}
 	}
 	return len(stack) == 0
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestConfigValidate(t *testing.T) {

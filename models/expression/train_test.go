@@ -3,6 +3,7 @@ package expression
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/models"
@@ -155,7 +156,7 @@ func TestTinyTraining(t *testing.T) {
 				t.Fatalf("%s: decoded %v does not follow the grammar", name, d)
 			}
 			valid++
-			if name == "encoder means" && equalInts(d, rules[i]) {
+			if name == "encoder means" && slices.Equal(d, rules[i]) {
 				same++
 			}
 		}
