@@ -97,8 +97,8 @@ func GVAEStep(opts GVAEStepOptions) ([]time.Duration, error) {
 	if err := net.To(opts.Device); err != nil {
 		return nil, err
 	}
-	adam := optim.NewAdam(net.Parameters(), optim.DefaultAdam(1e-3))
-	x, target := randomOneHot(rand.New(rand.NewPCG(opts.Seed, 1)))
+	adam := newAdam(net)
+	x, target := randomOneHot(newRNG(opts.Seed))
 	xd, td := x.To(opts.Device), target.To(opts.Device)
 	defer func() { x.Close(); target.Close(); xd.Close(); td.Close() }()
 	var times []time.Duration
@@ -129,6 +129,12 @@ func gvaeTrainStep(net *gvaeNet, adam *optim.Adam, x, target *torch.Tensor) erro
 	}
 	return adam.Step()
 }
+
+func newAdam(net *gvaeNet) *optim.Adam {
+	return optim.NewAdam(net.Parameters(), optim.DefaultAdam(1e-3))
+}
+
+func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
 
 // randomOneHot returns a random batch of one-hot rule matrices and their indices.
 func randomOneHot(rng *rand.Rand) (*torch.Tensor, *torch.Tensor) {
