@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -285,7 +286,7 @@ func (t *Trainer) TrainEpoch(d Data, progress StepFunc) (Losses, error) {
 			weights[i] = 1
 		}
 	}
-	sampler, err := NewWeightedSampler(weights, t.rng)
+	sampler, err := weighting.NewWeightedSampler(weights, t.rng)
 	if err != nil {
 		return Losses{}, fmt.Errorf("train epoch: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,7 +180,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	a, b := tr.Predictor.StateDict(), fresh.Predictor.StateDict()
 	for i := range a {
-		if !equalFloats(floats(t, a[i].Tensor), floats(t, b[i].Tensor)) {
+		if !slices.Equal(floats(t, a[i].Tensor), floats(t, b[i].Tensor)) {
 			t.Fatalf("%s differs after a resumed step", a[i].Name)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -131,7 +132,7 @@ func expressionData(c *cli.Context, k float64) (train, val models.Data, err erro
 	if train.Labels, err = models.KeepLabels(train.Labels, c.Float64("labelled-fraction"), rng); err != nil {
 		return train, val, fmt.Errorf("--labelled-fraction: %w", err)
 	}
-	train.Weights, err = models.RankWeights(train.Labels, k, false) // lower scores are better
+	train.Weights, err = weighting.RankWeights(train.Labels, k, false) // lower scores are better
 	return train, val, err
 }
 

@@ -100,20 +100,5 @@ func TestFailuresScoreFailure(t *testing.T) {
 	}
 }
 
-func TestRankWeights(t *testing.T) {
-	w := RankWeights([]float64{3, 1, 2, 0}, 0.5)
-	want := []float64{1 / 2.0, 1 / 4.0, 1 / 3.0, 1 / 5.0} // kN = 2, ranks 0 2 1 3
-	for i := range w {
-		if math.Abs(w[i]-want[i]) > 1e-15 {
-			t.Fatalf("weights %v, want %v", w, want)
-		}
-	}
-	for _, v := range RankWeights([]float64{3, 1}, math.Inf(1)) {
-		if v != 1 {
-			t.Fatalf("k = inf: weight %v, want 1", v)
-		}
-	}
-}
-
 func formatFloat(x float64) string         { return strconv.FormatFloat(x, 'g', -1, 64) }
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

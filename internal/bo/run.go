@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"io"
 	"maps"
 	"math"
@@ -409,8 +410,12 @@ func (r *runner[O]) newVersion() error {
 	rec := Version{Version: v, File: versionFile(v), Points: r.data.Len(), Epochs: epochs}
 	start := time.Now()
 	if epochs > 0 {
+		weights, err := weighting.RankWeights(r.util, r.cfg.RankK, true)
+		if err != nil {
+			return fmt.Errorf("bo: retrain version %d: %w", v, err)
+		}
 		req := RetrainRequest[O]{
-			Objects: r.data.Objects, Scores: r.data.Scores, Weights: RankWeights(r.util, r.cfg.RankK),
+			Objects: r.data.Objects, Scores: r.data.Scores, Weights: weights,
 			Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v,
 		}
 		if err := r.model.Retrain(req); err != nil {

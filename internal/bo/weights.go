@@ -6,26 +6,6 @@ import (
 	"sort"
 )
 
-// RankWeights returns the weights 1/(kN + rank_i) of weighted retraining
-// (Tripp et al. 2020) for utilities u (higher is better): rank 0 is the
-// best point, ties are ranked in index order. k = +Inf gives uniform
-// weights of 1.
-func RankWeights(u []float64, k float64) []float64 {
-	n := len(u)
-	w := make([]float64, n)
-	if math.IsInf(k, 1) {
-		for i := range w {
-			w[i] = 1
-		}
-		return w
-	}
-	kn := k * float64(n)
-	for rank, i := range orderBest(u) {
-		w[i] = 1 / (kn + float64(rank))
-	}
-	return w
-}
-
 // orderBest returns the indices of u from the highest utility to the lowest,
 // ties in index order.
 func orderBest(u []float64) []int {

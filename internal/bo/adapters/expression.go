@@ -5,6 +5,7 @@ package adapters
 
 import (
 	"fmt"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math/rand/v2"
 	"strings"
 
@@ -198,7 +199,7 @@ func (m *ExpressionModel) Retrain(req bo.RetrainRequest[string]) error {
 	n := len(req.Objects)
 	bs := min(m.opts.BatchSize, n)
 	steps := max(1, int(req.Epochs*float64(n/bs)))
-	sampler, err := models.NewWeightedSampler(req.Weights, rand.New(rand.NewPCG(req.Seed, 0x7265747261696e)))
+	sampler, err := weighting.NewWeightedSampler(req.Weights, rand.New(rand.NewPCG(req.Seed, 0x7265747261696e)))
 	if err != nil {
 		return fmt.Errorf("retrain: %w", err)
 	}

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"path/filepath"
 	"testing"
@@ -105,7 +106,10 @@ func TestExpressionModel(t *testing.T) {
 	}
 
 	// Retraining changes the encoder; Save then Load restores it exactly.
-	w := bo.RankWeights(negate(data.Scores), 1e-3)
+	w, err := weighting.RankWeights(negate(data.Scores), 1e-3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	req := bo.RetrainRequest[string]{Objects: data.Objects, Scores: data.Scores, Weights: w, Epochs: 1, Seed: 3, Version: 1}
 	if err := m.Retrain(req); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,8 @@
-package models
+// Package weighting holds the sample weights of weighted retraining (Tripp et
+// al. 2020): rank weights and a weighted sampler with replacement. It is pure
+// Go, so that both the VAE training (models) and the BO loop (internal/bo) use
+// the same implementation without linking libtorch.
+package weighting
 
 import (
 	"fmt"
