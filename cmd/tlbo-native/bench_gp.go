@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"github.com/tlbo-native/tlbo-native/internal/bench"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -65,7 +65,7 @@ func benchSGPREvalCommand() *cli.Command {
 			}
 			grad := make([]float64, len(theta))
 			var bound float64
-			times, err := timeReps(c.Int("reps"), 2, func() error {
+			times, err := bench.Repeat(c.Int("reps"), 2, func() error {
 				bound, err = o.Eval(theta, grad)
 				return err
 			})
@@ -73,7 +73,7 @@ func benchSGPREvalCommand() *cli.Command {
 				return err
 			}
 			fmt.Printf("%s; N=%d M=%d d=%d, %d parameters, bound %.10g\n", blasInfo, c.Int("n"), c.Int("m"), c.Int("d"), len(theta), bound)
-			fmt.Printf("sgpr_eval_ms %.1f\n", median(times))
+			fmt.Printf("sgpr_eval_ms %.1f\n", bench.Median(times))
 			return nil
 		},
 	}
@@ -146,36 +146,11 @@ func benchBOStepCommand() *cli.Command {
 				fmt.Printf("step %d: warm refit %.0f ms (%d evaluations, %s), %s maximisation %.0f ms (%d evaluations, value %.4g)\n",
 					r, ms(t1.Sub(t0)), model.Info().Evaluations, model.Info().Status, kind, ms(t2.Sub(t1)), res.Evaluations, res.Value)
 			}
-			fmt.Printf("warm_refit_ms %.1f acq_max_ms %.1f fit_scratch_ms %.1f\n", median(refits), median(eis), ms(scratch))
-			fmt.Printf("bo_step_ms %.1f\n", median(steps))
+			fmt.Printf("warm_refit_ms %.1f acq_max_ms %.1f fit_scratch_ms %.1f\n", bench.Median(refits), bench.Median(eis), ms(scratch))
+			fmt.Printf("bo_step_ms %.1f\n", bench.Median(steps))
 			return nil
 		},
 	}
-}
-
-// timeReps runs f warm times untimed, then reps times timed.
-func timeReps(reps, warm int, f func() error) ([]time.Duration, error) {
-	var times []time.Duration
-	for i := 0; i < warm+reps; i++ {
-		t := time.Now()
-		if err := f(); err != nil {
-			return nil, err
-		}
-		if i >= warm {
-			times = append(times, time.Since(t))
-		}
-	}
-	return times, nil
-}
-
-// median returns the median of ds in milliseconds.
-func median(ds []time.Duration) float64 {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s)%2 == 1 {
-		return ms(s[len(s)/2])
-	}
-	return (ms(s[len(s)/2-1]) + ms(s[len(s)/2])) / 2
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

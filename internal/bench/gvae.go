@@ -5,7 +5,6 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -101,18 +100,14 @@ func GVAEStep(opts GVAEStepOptions) ([]time.Duration, error) {
 	x, target := randomOneHot(newRNG(opts.Seed))
 	xd, td := x.To(opts.Device), target.To(opts.Device)
 	defer func() { x.Close(); target.Close(); xd.Close(); td.Close() }()
-	var times []time.Duration
-	for i := 0; i < opts.Steps+3; i++ {
-		start := time.Now()
+	times, err := Repeat(opts.Steps, 3, func() error {
 		if err := gvaeTrainStep(net, adam, xd, td); err != nil {
-			return nil, fmt.Errorf("bench gvae-step: step %d: %w", i, err)
+			return err
 		}
-		if err := torch.Synchronize(); err != nil {
-			return nil, err
-		}
-		if i >= 3 {
-			times = append(times, time.Since(start))
-		}
+		return torch.Synchronize()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench gvae-step: %w", err)
 	}
 	return times, nil
 }
@@ -145,20 +140,4 @@ func randomOneHot(rng *rand.Rand) (*torch.Tensor, *torch.Tensor) {
 		onehot[i*gvaeRules+int(idx[i])] = 1
 	}
 	return torch.FromFloat32(onehot, gvaeBatch, gvaeSeqLen, gvaeRules), torch.FromInt64(idx, gvaeBatch, gvaeSeqLen)
-}
-
-// Median returns the median of durations in milliseconds.
-func Median(ds []time.Duration) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	ms := make([]float64, len(ds))
-	for i, d := range ds {
-		ms[i] = float64(d.Microseconds()) / 1000
-	}
-	sort.Float64s(ms)
-	if len(ms)%2 == 1 {
-		return ms[len(ms)/2]
-	}
-	return (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
 }

@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"sort"
+	"time"
+)
+
+// Repeat runs f warm times untimed, then reps times timed, and returns the
+// duration of every timed run.
+func Repeat(reps, warm int, f func() error) ([]time.Duration, error) {
+	var times []time.Duration
+	for i := 0; i < warm+reps; i++ {
+		start := time.Now()
+		if err := f(); err != nil {
+			return nil, err
+		}
+		if i >= warm {
+			times = append(times, time.Since(start))
+		}
+	}
+	return times, nil
+}
+
+// Median returns the median of durations in milliseconds.
+func Median(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	ms := make([]float64, len(ds))
+	for i, d := range ds {
+		ms[i] = float64(d.Microseconds()) / 1000
+	}
+	sort.Float64s(ms)
+	if len(ms)%2 == 1 {
+		return ms[len(ms)/2]
+	}
+	return (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
+}
