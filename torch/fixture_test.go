@@ -3,6 +3,7 @@ package torch_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestLoadPythonMixedCheckpoint(t *testing.T) {
 		t.Fatalf("names %v", names)
 	}
 	tr, _ := got["transposed"].Float32s()
-	if want := []float32{0, 3, 1, 4, 2, 5}; !equal(tr, want) {
+	if want := []float32{0, 3, 1, 4, 2, 5}; !slices.Equal(tr, want) {
 		t.Errorf("non-contiguous tensor read as %v, want %v", tr, want)
 	}
 	if v, _ := got["nested.scalar"].Item(); v != 2.5 {
@@ -99,18 +100,6 @@ func TestLoadPythonMixedCheckpoint(t *testing.T) {
 	if got["f64"].DType() != torch.Float64 || got["i64"].DType() != torch.Int64 {
 		t.Errorf("dtypes %v %v", got["f64"].DType(), got["i64"].DType())
 	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {

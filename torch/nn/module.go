@@ -8,6 +8,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -129,7 +130,7 @@ func (b *Base) LoadStateDict(sd []torch.Named) error {
 			continue
 		}
 		delete(byName, n.Name)
-		if want, got := n.Tensor.Shape(), src.Shape(); !equalShape(want, got) {
+		if want, got := n.Tensor.Shape(), src.Shape(); !slices.Equal(want, got) {
 			mismatched = append(mismatched, fmt.Sprintf("%s (want %v, got %v)", n.Name, want, got))
 		}
 	}
@@ -168,18 +169,6 @@ func copyState(own, sd []torch.Named) error {
 		}
 	})
 	return err
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // To moves every parameter and buffer to dev in place (their identity, and so
