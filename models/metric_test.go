@@ -2,27 +2,12 @@ package models
 
 import (
 	"fmt"
-	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
-
-// fixture loads a committed .npz of testdata/models as tensors by name.
-func fixture(t *testing.T, name string) map[string]*torch.Tensor {
-	t.Helper()
-	return fx.Load(t, "models", name)
-}
-
-func floats(t *testing.T, x *torch.Tensor) []float64 {
-	t.Helper()
-	v, err := x.Float64s()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 func scalar(t *testing.T, x *torch.Tensor) float64 {
 	t.Helper()
@@ -67,20 +52,20 @@ func lossAndGrad(t *testing.T, f func(z, y *torch.Tensor) *torch.Tensor, z, y *t
 		t.Fatalf("no gradient: %v", err)
 	}
 	defer g.Close()
-	return v, floats(t, g)
+	return v, fixture.Float64s(t, g)
 }
 
 // TestMetricLossesMatchFixtures compares every metric loss and its gradient with
 // the independent loop-based reference of gen_fixtures.py. Tolerances: float64
 // 1e-10 relative for values and gradients; float32 2e-4 relative.
 func TestMetricLossesMatchFixtures(t *testing.T) {
-	fx := fixture(t, "metric_losses.npz")
+	fx := fixture.Load(t, "models", "metric_losses.npz")
 	nu, margin := scalar(t, fx["nu"]), scalar(t, fx["margin"])
 	for c := range 2 {
 		p := fmt.Sprintf("case%d_", c)
 		z, y := fx[p+"z"], fx[p+"y"]
 		for name, f := range metricFuncs(scalar(t, fx[p+"eta"]), nu, margin) {
-			want, wantGrad := scalar(t, fx[p+name+"_value"]), floats(t, fx[p+name+"_grad"])
+			want, wantGrad := scalar(t, fx[p+name+"_value"]), fixture.Float64s(t, fx[p+name+"_grad"])
 			for _, dt := range []struct {
 				dtype torch.DType
 				tol   float64
@@ -103,8 +88,8 @@ func TestMetricLossesMatchFixtures(t *testing.T) {
 // TestMetricGradFiniteDifference checks the autograd gradients of every metric
 // loss against central differences (h = 1e-6, float64, tolerance 1e-6 relative).
 func TestMetricGradFiniteDifference(t *testing.T) {
-	fx := fixture(t, "metric_losses.npz")
-	z0, y := floats(t, fx["case0_z"]), fx["case0_y"]
+	fx := fixture.Load(t, "models", "metric_losses.npz")
+	z0, y := fixture.Float64s(t, fx["case0_z"]), fx["case0_y"]
 	shape := fx["case0_z"].Shape()
 	value := func(f func(z, y *torch.Tensor) *torch.Tensor, zs []float64) float64 {
 		sc := torch.NewScope()

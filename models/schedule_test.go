@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,7 +11,7 @@ import (
 
 // TestKL compares the KL term and its gradients with the fixture (1e-12 relative).
 func TestKL(t *testing.T) {
-	fx := fixture(t, "kl.npz")
+	fx := fixture.Load(t, "models", "kl.npz")
 	sc := torch.NewScope()
 	defer sc.Close()
 	mu := sc.Own(fx["mu"].Clone().Detach()).SetRequiresGrad(true)
@@ -30,7 +31,7 @@ func TestKL(t *testing.T) {
 		if err != nil || g == nil {
 			t.Fatalf("%s: %v", c.want, err)
 		}
-		got, want := floats(t, sc.Own(g)), floats(t, fx[c.want])
+		got, want := fixture.Float64s(t, sc.Own(g)), fixture.Float64s(t, fx[c.want])
 		for i := range got {
 			if !closeTo(got[i], want[i], 1e-12) {
 				t.Fatalf("%s[%d] = %v, want %v", c.want, i, got[i], want[i])
@@ -42,13 +43,13 @@ func TestKL(t *testing.T) {
 // TestBetaSchedule compares the closed form with the reference's step-by-step
 // update over 3000 steps (1e-9 relative: powers versus repeated products).
 func TestBetaSchedule(t *testing.T) {
-	fx := fixture(t, "beta_schedule.npz")
-	p := floats(t, fx["params"])
+	fx := fixture.Load(t, "models", "beta_schedule.npz")
+	p := fixture.Float64s(t, fx["params"])
 	b := BetaSchedule{Init: p[0], Final: p[1], Warmup: int(p[2]), Every: int(p[3]), Factor: p[4]}
 	if b != ExpressionBeta() {
 		t.Errorf("fixture schedule %+v differs from ExpressionBeta %+v", b, ExpressionBeta())
 	}
-	for step, want := range floats(t, fx["beta"]) {
+	for step, want := range fixture.Float64s(t, fx["beta"]) {
 		if got := b.At(step); !closeTo(got/want, 1, 1e-9) {
 			t.Fatalf("step %d: beta %v, want %v", step, got, want)
 		}

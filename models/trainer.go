@@ -2,11 +2,11 @@ package models
 
 import (
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/optim"
 )
@@ -60,8 +60,8 @@ type Losses struct {
 	Beta float64 `json:"beta"`
 }
 
-// add accumulates l with weight w (for running means).
-func (s *Losses) add(l Losses, w float64) {
+// Add accumulates l with weight w (for running means).
+func (s *Losses) Add(l Losses, w float64) {
 	s.Total += w * l.Total
 	s.Rec += w * l.Rec
 	s.KL += w * l.KL
@@ -70,8 +70,14 @@ func (s *Losses) add(l Losses, w float64) {
 	s.Beta = l.Beta
 }
 
-func (s Losses) scaled(f float64) Losses {
+// Scaled returns every loss component times f (the KL weight is kept).
+func (s Losses) Scaled(f float64) Losses {
 	return Losses{Total: s.Total * f, Rec: s.Rec * f, KL: s.KL * f, Pred: s.Pred * f, Metric: s.Metric * f, Beta: s.Beta}
+}
+
+// String shows every loss component.
+func (s Losses) String() string {
+	return fmt.Sprintf("loss %.4f rec %.4f kl %.3f pred %.4f metric %.4f beta %.3g", s.Total, s.Rec, s.KL, s.Pred, s.Metric, s.Beta)
 }
 
 // Trainer trains a VAE with an ELBO variant: weighted sampling of mini-batches,
@@ -299,13 +305,13 @@ func (t *Trainer) TrainEpoch(d Data, progress StepFunc) (Losses, error) {
 		if err != nil {
 			return Losses{}, fmt.Errorf("epoch %d: %w", t.Epoch+1, err)
 		}
-		sum.add(l, 1)
+		sum.Add(l, 1)
 		if progress != nil {
 			progress(i+1, steps, l)
 		}
 	}
 	t.Epoch++
-	return sum.scaled(1 / float64(steps)), nil
+	return sum.Scaled(1 / float64(steps)), nil
 }
 
 // Evaluate returns the mean losses over d in evaluation mode (batch-norm
@@ -335,13 +341,13 @@ func (t *Trainer) Evaluate(d Data) (Losses, error) {
 			}
 			var l Losses
 			l, err = t.evalBatch(gather(d, size, idx), beta)
-			sum.add(l, float64(hi-lo))
+			sum.Add(l, float64(hi-lo))
 		}
 	})
 	if err != nil {
 		return Losses{}, fmt.Errorf("evaluate: %w", err)
 	}
-	return sum.scaled(1 / float64(n)), nil
+	return sum.Scaled(1 / float64(n)), nil
 }
 
 func (t *Trainer) evalBatch(b batch, beta float64) (Losses, error) {

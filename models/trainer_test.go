@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -180,7 +181,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	a, b := tr.Predictor.StateDict(), fresh.Predictor.StateDict()
 	for i := range a {
-		if !slices.Equal(floats(t, a[i].Tensor), floats(t, b[i].Tensor)) {
+		if !slices.Equal(fixture.Float64s(t, a[i].Tensor), fixture.Float64s(t, b[i].Tensor)) {
 			t.Fatalf("%s differs after a resumed step", a[i].Name)
 		}
 	}

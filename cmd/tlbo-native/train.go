@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 	"github.com/tlbo-native/tlbo-native/models"
 	gvae "github.com/tlbo-native/tlbo-native/models/expression"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -220,8 +220,8 @@ func fitWithProgress(tr *models.Trainer, train, val models.Data, epochs int, sav
 				progressbar.OptionSetWidth(20), progressbar.OptionSetPredictTime(true), progressbar.OptionShowDescriptionAtLineEnd())
 			sum = models.Losses{}
 		}
-		sum = addLosses(sum, l)
-		bar.Describe(fmt.Sprintf("epoch %d/%d %s", tr.Epoch+1, epochs, lossString(scaleLosses(sum, 1/float64(i)))))
+		sum.Add(l, 1)
+		bar.Describe(fmt.Sprintf("epoch %d/%d %s", tr.Epoch+1, epochs, sum.Scaled(1/float64(i))))
 		bar.Set(i)
 	}
 	var total time.Duration
@@ -231,9 +231,9 @@ func fitWithProgress(tr *models.Trainer, train, val models.Data, epochs int, sav
 			bar.Finish()
 			fmt.Fprintln(os.Stderr)
 		}
-		line := fmt.Sprintf("epoch %d/%d %.1fs train %s", r.Epoch, epochs, r.Duration.Seconds(), lossString(r.Train))
+		line := fmt.Sprintf("epoch %d/%d %.1fs train %s", r.Epoch, epochs, r.Duration.Seconds(), r.Train)
 		if r.Val != nil {
-			line += " | val " + lossString(*r.Val)
+			line += " | val " + r.Val.String()
 		}
 		fmt.Fprintln(os.Stderr, line)
 		total += r.TrainTime
@@ -244,20 +244,6 @@ func fitWithProgress(tr *models.Trainer, train, val models.Data, epochs int, sav
 		return 0, err
 	}
 	return total.Seconds() / float64(done), err
-}
-
-func addLosses(a, b models.Losses) models.Losses {
-	return models.Losses{Total: a.Total + b.Total, Rec: a.Rec + b.Rec, KL: a.KL + b.KL, Pred: a.Pred + b.Pred,
-		Metric: a.Metric + b.Metric, Beta: b.Beta}
-}
-
-func scaleLosses(a models.Losses, f float64) models.Losses {
-	return models.Losses{Total: a.Total * f, Rec: a.Rec * f, KL: a.KL * f, Pred: a.Pred * f, Metric: a.Metric * f, Beta: a.Beta}
-}
-
-// lossString shows every loss component.
-func lossString(l models.Losses) string {
-	return fmt.Sprintf("loss %.4f rec %.4f kl %.3f pred %.4f metric %.4f beta %.3g", l.Total, l.Rec, l.KL, l.Pred, l.Metric, l.Beta)
 }
 
 // reportTraining prints the validation reconstruction accuracy, the validity

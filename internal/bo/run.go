@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"io"
 	"maps"
 	"math"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 )
 
 // Options are a run's side settings: they do not change its results.

@@ -1,7 +1,7 @@
 package expression
 
 import (
-	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -25,20 +25,6 @@ func testGrammar() Grammar {
 		RHSNonterminals: [][]int{st, st, st, {ntT}, {ntS}, {ntS}, {ntS}, {}, {}, {}, {}, {}},
 		NumNonterminals: 3, Start: ntS, Padding: ntNothing,
 	}
-}
-
-func fixture(t *testing.T, name string) map[string]*torch.Tensor {
-	t.Helper()
-	return fx.Load(t, "models", name)
-}
-
-func floats(t *testing.T, x *torch.Tensor) []float64 {
-	t.Helper()
-	v, err := x.Float64s()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // assertClose fails when some got[i] differs from want[i] by more than
@@ -75,7 +61,7 @@ func newTestModel(t *testing.T) *Model {
 // updated batch-norm statistics. Tolerance: 1e-5 of the largest magnitude
 // (float32; gradients 1e-4).
 func TestMatchesPyTorch(t *testing.T) {
-	fx := fixture(t, "gvae_io.npz")
+	fx := fixture.Load(t, "models", "gvae_io.npz")
 	sd, err := torch.Load("../../testdata/models/gvae_state.pt")
 	if err != nil {
 		t.Fatal(err)
@@ -92,17 +78,17 @@ func TestMatchesPyTorch(t *testing.T) {
 	m.SetTraining(false)
 	torch.NoGrad(func() {
 		mu, s := m.EncodeParams(x)
-		assertClose(t, "eval mu", floats(t, mu), floats(t, fx["eval_mu"]), 1e-5)
-		assertClose(t, "eval log-std", floats(t, s), floats(t, fx["eval_log_std"]), 1e-5)
-		assertClose(t, "eval logits", floats(t, m.Logits(z)), floats(t, fx["eval_logits"]), 1e-5)
-		assertClose(t, "eval rec", floats(t, m.ReconstructionLoss(z, x)), floats(t, fx["eval_rec"]), 1e-5)
+		assertClose(t, "eval mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["eval_mu"]), 1e-5)
+		assertClose(t, "eval log-std", fixture.Float64s(t, s), fixture.Float64s(t, fx["eval_log_std"]), 1e-5)
+		assertClose(t, "eval logits", fixture.Float64s(t, m.Logits(z)), fixture.Float64s(t, fx["eval_logits"]), 1e-5)
+		assertClose(t, "eval rec", fixture.Float64s(t, m.ReconstructionLoss(z, x)), fixture.Float64s(t, fx["eval_rec"]), 1e-5)
 	})
 
 	m.SetTraining(true)
 	mu, s := m.EncodeParams(x)
 	rec := m.ReconstructionLoss(z, x)
-	assertClose(t, "train mu", floats(t, mu), floats(t, fx["train_mu"]), 1e-5)
-	assertClose(t, "train rec", floats(t, rec), floats(t, fx["train_rec"]), 1e-5)
+	assertClose(t, "train mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["train_mu"]), 1e-5)
+	assertClose(t, "train rec", fixture.Float64s(t, rec), fixture.Float64s(t, fx["train_rec"]), 1e-5)
 	if err := rec.Add(mu.Sum()).Add(s.Square().Sum()).Backward(); err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +103,9 @@ func TestMatchesPyTorch(t *testing.T) {
 			if err != nil || g == nil {
 				t.Fatalf("%s: no gradient (%v)", name, err)
 			}
-			assertClose(t, name, floats(t, sc.Own(g)), floats(t, want), 1e-4)
+			assertClose(t, name, fixture.Float64s(t, sc.Own(g)), fixture.Float64s(t, want), 1e-4)
 		case len(name) > 6 && name[:6] == "after/":
-			assertClose(t, name, floats(t, state[name[6:]]), floats(t, want), 1e-5)
+			assertClose(t, name, fixture.Float64s(t, state[name[6:]]), fixture.Float64s(t, want), 1e-5)
 		}
 	}
 }

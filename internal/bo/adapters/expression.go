@@ -5,7 +5,6 @@ package adapters
 
 import (
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math/rand/v2"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 	"github.com/tlbo-native/tlbo-native/models"
 	gvae "github.com/tlbo-native/tlbo-native/models/expression"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"gonum.org/v1/gonum/mat"
 )

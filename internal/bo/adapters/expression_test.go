@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"math"
 	"path/filepath"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 	"github.com/tlbo-native/tlbo-native/models"
 	gvae "github.com/tlbo-native/tlbo-native/models/expression"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"gonum.org/v1/gonum/mat"
 )
