@@ -269,3 +269,48 @@ func TestTrtriMatchesGonum(t *testing.T) {
 		}
 	}
 }
+
+// randBand returns a diagonally dominant symmetric band matrix with kd
+// off-diagonals in row-major band storage with leading dimension ldab.
+func randBand(rng *rand.Rand, n, kd, ldab int) []float64 {
+	ab := randSlice(rng, n*ldab)
+	for i := 0; i < n; i++ {
+		ab[i*ldab+kd] += 4 * float64(kd+1) // Lower: the diagonal is the last stored entry
+	}
+	return ab
+}
+
+func TestBandCholeskyMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, kd = 90, 7
+	for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+		for _, nrhs := range []int{1, 3} {
+			ldab := kd + 2
+			ab := randBand(rng, n, kd, ldab)
+			if ul == blas.Upper { // move the big diagonal to the first stored entry
+				for i := 0; i < n; i++ {
+					ab[i*ldab], ab[i*ldab+kd] = ab[i*ldab+kd], ab[i*ldab]
+				}
+			}
+			ab2 := append([]float64(nil), ab...)
+			if !(Lapack{}).Dpbtrf(ul, n, kd, ab, ldab) || !(gonumlapack.Implementation{}).Dpbtrf(ul, n, kd, ab2, ldab) {
+				t.Fatal("Dpbtrf failed on a positive definite band matrix")
+			}
+			approxEqual(t, "Dpbtrf", ab, ab2, 1e-10)
+			ldb := nrhs + 1
+			b := randSlice(rng, n*ldb)
+			b2 := append([]float64(nil), b...)
+			Lapack{}.Dpbtrs(ul, n, kd, nrhs, ab, ldab, b, ldb)
+			gonumlapack.Implementation{}.Dpbtrs(ul, n, kd, nrhs, ab2, ldab, b2, ldb)
+			approxEqual(t, "Dpbtrs", b, b2, 1e-10)
+		}
+		ab := randBand(rng, n, kd, kd+1)
+		ab[5*(kd+1)+kd] = -1
+		if ul == blas.Upper {
+			ab[5*(kd+1)] = -1
+		}
+		if (Lapack{}).Dpbtrf(ul, n, kd, ab, kd+1) {
+			t.Fatal("Dpbtrf reported success on an indefinite matrix")
+		}
+	}
+}
