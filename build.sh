@@ -2,32 +2,137 @@
 # build.sh: set-up, build, main job and tests of tlbo-native on Debian 12.
 #
 #   ./build.sh run      install what is missing, build, run the main job
-#   ./build.sh test     install what is missing, build, run the tests
+#   ./build.sh test     install what is missing, build, check go.mod and run paths, run the tests
 #   ./build.sh build    install what is missing and build bin/tlbo-native
-#   ./build.sh install PREFIX   install bin/ and lib/ under PREFIX
+#   ./build.sh install PREFIX   install bin/, lib/ and include/ under PREFIX
 #
 # Environment: TORCH_DIR=<dir with TorchConfig.cmake> builds native/ against
-# another libtorch (e.g. a CUDA one from PyTorch); BUILD_DIR (default build).
-# Every step is idempotent: a second run installs and rebuilds nothing.
+# another libtorch (e.g. a CUDA one from PyTorch); BUILD_DIR (default build) is
+# where CMake builds the native libraries and what the Go code links against;
+# TLBO_CACHE (default ~/.cache/tlbo-native) holds a Go toolchain fetched by this
+# script. Every step is idempotent: a second run installs and rebuilds nothing.
 set -euo pipefail
 cd "$(dirname "$0")"
+ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
+TLBO_CACHE=${TLBO_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tlbo-native}
 
 APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates)
+# The tag that drops the checkout's default build/ from the #cgo lines (torch/cgo.go):
+# this script passes the library directory itself.
+GO_TAG=tlbo_libdir
+
+say() { echo "build.sh: $*" >&2; }
+
+APT_UPDATED=
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  say "installing with apt: $*"
+  if [ -z "$APT_UPDATED" ]; then
+    $sudo apt-get update -qq
+    APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >&2
+}
 
 install_deps() {
-  local missing=()
+  local missing=() p
   for p in "${APT_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
-  command -v go >/dev/null 2>&1 || { [ -x /usr/local/go/bin/go ] && export PATH=$PATH:/usr/local/go/bin; } ||
-    missing+=(golang-go)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "build.sh: installing ${missing[*]}" >&2
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
+
+# go_version GO: the version of the go command GO ("1.19.8"), "devel" or empty.
+go_version() {
+  local v
+  v=$("$1" env GOVERSION 2>/dev/null) || return 0
+  case "$v" in
+    devel*) echo devel ;;
+    go*) v=${v#go}; echo "${v%%[!0-9.]*}" ;;
+  esac
+}
+
+# version_ge A B: A >= B for dotted versions.
+version_ge() {
+  [ "$1" = devel ] && return 0
+  [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]
+}
+
+# wanted_go: the toolchain go.mod asks for ("go1.26.8"): its toolchain line, else its go line.
+wanted_go() {
+  local v
+  v=$(sed -n 's/^toolchain[[:space:]]*go\([0-9.]*\).*/\1/p' go.mod)
+  [ -n "$v" ] || v=$(sed -n 's/^go[[:space:]]*\([0-9.]*\).*/\1/p' go.mod)
+  [ -n "$v" ] || { say "go.mod has no go line"; exit 1; }
+  # From Go 1.21 on, the first release of 1.N is named go1.N.0.
+  if [[ $v =~ ^1\.([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 21 ]; then v=$v.0; fi
+  echo "go$v"
+}
+
+# setup_go puts a go command at least as new as go.mod's first on PATH: the one on
+# PATH, /usr/local/go, or one fetched earlier into $TLBO_CACHE. Otherwise it fetches
+# the toolchain go.mod names as the module golang.org/toolchain with an older go
+# (apt's golang-go when there is none): the go command downloads it through the Go
+# module proxy and checks it against the module checksum database.
+setup_go() {
+  local want cached boot="" cand v
+  want=$(wanted_go)
+  cached=$TLBO_CACHE/$want/bin/go
+  for cand in "$(command -v go || true)" /usr/local/go/bin/go "$cached"; do
+    [ -n "$cand" ] && [ -x "$cand" ] || continue
+    v=$(go_version "$cand")
+    [ -n "$v" ] || continue
+    if version_ge "$v" "${want#go}"; then
+      use_go "$cand"
+      return
+    fi
+    [ -n "$boot" ] || boot=$cand
+  done
+  if [ -z "$boot" ]; then
+    apt_install golang-go
+    boot=/usr/bin/go
+  fi
+  fetch_go "$boot" "$want"
+  use_go "$cached"
+}
+
+use_go() {
+  local dir
+  dir=$(dirname "$1")
+  case ":$PATH:" in
+    "$dir":*) ;;
+    *) export PATH="$dir:$PATH" ;;
+  esac
+  # A GOROOT of another installation would mislead the chosen go command.
+  unset GOROOT
+}
+
+# fetch_go BOOT WANT: WANT (e.g. go1.26.8) into $TLBO_CACHE/WANT, downloaded by the
+# older go command BOOT.
+fetch_go() {
+  local boot=$1 want=$2 os arch mod dir link=$TLBO_CACHE/$2
+  os=$("$boot" env GOHOSTOS)
+  arch=$("$boot" env GOHOSTARCH)
+  mod=golang.org/toolchain@v0.0.1-$want.$os-$arch
+  say "$boot is Go $(go_version "$boot"), go.mod needs $want: fetching the module $mod into $TLBO_CACHE"
+  mkdir -p "$TLBO_CACHE"
+  # Outside any module (go.mod's go line is too new for BOOT to parse), with a module
+  # cache of our own, writable so that it can be deleted with rm -rf.
+  (cd / && GOMODCACHE="$TLBO_CACHE/mod" GOFLAGS=-modcacherw GO111MODULE=on GOTOOLCHAIN=local GOWORK=off \
+    "$boot" mod download "$mod")
+  dir=$TLBO_CACHE/mod/$mod
+  # Module zips do not keep file modes: make the commands executable, bin/go last,
+  # so that an interrupted run is redone.
+  local sub
+  for sub in pkg/tool lib bin; do
+    [ -d "$dir/$sub" ] && find "$dir/$sub" -type f -exec chmod a+x {} +
+  done
+  ln -sfn "$dir" "$link"
+  v=$(go_version "$link/bin/go")
+  [ "go$v" = "$want" ] || { say "the fetched toolchain says it is Go $v, not $want"; exit 1; }
+  say "using $link/bin/go ($want)"
 }
 
 build_native() {
@@ -39,17 +144,86 @@ build_native() {
   cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
 }
 
+# go_env points cgo at $BUILD_DIR: with the tag, the #cgo lines name only the
+# libraries, and CGO_LDFLAGS gives the directory. The run path is per binary (go_rpath),
+# so that every binary shares the compiled packages.
+go_env() {
+  LIB_DIR=$(cd "$BUILD_DIR" && pwd)
+  # The go command splits these flags at blanks (and quotes only whole flags).
+  [[ $LIB_DIR != *[[:space:]]* ]] || { say "the build directory '$LIB_DIR' contains a blank"; exit 1; }
+  export CGO_LDFLAGS="-L$LIB_DIR${CGO_LDFLAGS:+ $CGO_LDFLAGS}"
+  export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=$GO_TAG"
+}
+
+# go_rpath DIR: the go flag that sets a binary's run path to DIR.
+go_rpath() { echo "-ldflags=-extldflags=-Wl,-rpath,$1"; }
+
+# checkout_rpath: the run path of bin/tlbo-native: its build directory, relative to
+# bin/ when that is inside the checkout (so a moved checkout keeps working).
+checkout_rpath() {
+  case "$LIB_DIR/" in
+    "$ROOT"/*) echo "\$ORIGIN/..${LIB_DIR#"$ROOT"}" ;;
+    *) echo "$LIB_DIR" ;;
+  esac
+}
+
 build_go() {
   mkdir -p bin
-  # The rpath lets an installed binary find lib/ beside bin/; in the checkout the
-  # torch package's cgo flags point at $BUILD_DIR.
-  go build -ldflags='-extldflags=-Wl,-rpath,$ORIGIN/../lib' -o bin/tlbo-native ./cmd/tlbo-native
+  go build "$(go_rpath "$(checkout_rpath)")" -o bin/tlbo-native ./cmd/tlbo-native
 }
 
 build() {
   install_deps
+  setup_go
   build_native
+  go_env
   build_go
+}
+
+# install_to PREFIX: the binary with the run path $ORIGIN/../lib only, and the
+# native libraries (CMake's install rules set their run paths) under PREFIX.
+install_to() {
+  local prefix=$1 staged=$BUILD_DIR/go-install/tlbo-native
+  go build "$(go_rpath '$ORIGIN/../lib')" -o "$staged" ./cmd/tlbo-native
+  install -D -m 0755 "$staged" "$prefix/bin/tlbo-native"
+  cmake --install "$BUILD_DIR" --prefix "$prefix" >&2
+}
+
+# runpath FILE: the DT_RUNPATH (or DT_RPATH) of an ELF file.
+runpath() { readelf -d "$1" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p'; }
+
+# check_tidy fails when go.mod or go.sum are not what go mod tidy makes them.
+check_tidy() {
+  if ! go mod tidy -diff >&2; then
+    say "go.mod/go.sum are not tidy (diff above): run 'go mod tidy' and commit the result"
+    exit 1
+  fi
+}
+
+# check_runpaths: bin/tlbo-native finds $BUILD_DIR; an installed binary finds only
+# PREFIX/lib (no checkout path), and runs from there.
+check_runpaths() {
+  local got want tmp lib
+  want=$(checkout_rpath)
+  got=$(runpath bin/tlbo-native)
+  [ "$got" = "$want" ] || { say "bin/tlbo-native: run path '$got', want '$want'"; exit 1; }
+  tmp=$(mktemp -d)
+  install_to "$tmp" 2>/dev/null
+  got=$(runpath "$tmp/bin/tlbo-native")
+  if [ "$got" != '$ORIGIN/../lib' ]; then
+    say "installed tlbo-native: run path '$got', want '\$ORIGIN/../lib'"
+    rm -rf "$tmp"
+    exit 1
+  fi
+  lib=$(env -u LD_LIBRARY_PATH ldd "$tmp/bin/tlbo-native" | sed -n 's/.*libtlbo_native\.so => \([^ ]*\).*/\1/p')
+  if [ -z "$lib" ] || [ "$(realpath "$lib")" != "$(realpath "$tmp/lib/libtlbo_native.so")" ] ||
+    ! env -u LD_LIBRARY_PATH "$tmp/bin/tlbo-native" version >/dev/null; then
+    say "installed tlbo-native does not load its own lib/ (libtlbo_native.so => '${lib:-not found}')"
+    rm -rf "$tmp"
+    exit 1
+  fi
+  rm -rf "$tmp"
+  say "run paths: bin/tlbo-native '$want', installed '\$ORIGIN/../lib'"
 }
 
 # main_job: a short but real T-LBO run on the expression task, on CPU: a short
@@ -79,14 +253,15 @@ case "$cmd" in
     ;;
   test)
     build
+    check_tidy
+    check_runpaths
     go vet ./...
-    go test -count=1 -timeout 60m ./...
+    go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m ./...
     ;;
   install)
     prefix=${2:?usage: ./build.sh install PREFIX}
     build
-    install -D -m 0755 bin/tlbo-native "$prefix/bin/tlbo-native"
-    install -D -m 0755 "$BUILD_DIR/libtlbo_native.so" "$prefix/lib/libtlbo_native.so"
+    install_to "$prefix"
     ;;
   *) echo "usage: $0 build|run|test|install PREFIX" >&2; exit 2 ;;
 esac

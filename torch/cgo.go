@@ -1,7 +1,12 @@
 package torch
 
+// The library directory: build.sh builds with the tag tlbo_libdir and passes its
+// BUILD_DIR and each binary's run path itself; a plain go build or go test in the
+// checkout links against build/ and finds it there.
+
 // #cgo CFLAGS: -I${SRCDIR}/../native
-// #cgo LDFLAGS: -L${SRCDIR}/../build -ltlbo_native -Wl,-rpath,${SRCDIR}/../build
+// #cgo LDFLAGS: -ltlbo_native
+// #cgo !tlbo_libdir LDFLAGS: -L${SRCDIR}/../build -Wl,-rpath,${SRCDIR}/../build
 // #include <stdlib.h>
 // #include "tlbo.h"
 import "C"
