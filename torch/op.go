@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -46,20 +47,48 @@ var none = noneArg{}
 
 // cArena holds C memory for one call's arguments (cgo forbids Go pointers in
 // memory passed to C, so argument lists live in C memory). Small calls bump a
-// pooled block; larger ones fall back to calloc.
+// block from a free list; larger ones fall back to calloc.
 type cArena struct {
-	block *arenaBlock
+	block unsafe.Pointer
 	used  int
 	extra []unsafe.Pointer
 }
 
-const arenaBlockSize = 4096
+const (
+	arenaBlockSize = 4096
+	maxFreeBlocks  = 64 // more than the calls that run at once in practice
+)
 
-type arenaBlock struct{ p unsafe.Pointer }
+// freeBlocks is a bounded free list of arena blocks. Not a sync.Pool: a pool
+// drops its items at GC, which would leak their C memory.
+var freeBlocks struct {
+	sync.Mutex
+	list []unsafe.Pointer
+	live int // blocks malloc'd and not yet freed, in use or listed
+}
 
-var arenaPool = sync.Pool{New: func() any {
-	return &arenaBlock{p: C.malloc(arenaBlockSize)} // never freed: pooled for the process
-}}
+func getBlock() unsafe.Pointer {
+	freeBlocks.Lock()
+	defer freeBlocks.Unlock()
+	if n := len(freeBlocks.list); n > 0 {
+		p := freeBlocks.list[n-1]
+		freeBlocks.list = freeBlocks.list[:n-1]
+		return p
+	}
+	freeBlocks.live++
+	return C.malloc(arenaBlockSize)
+}
+
+func putBlock(p unsafe.Pointer) {
+	freeBlocks.Lock()
+	defer freeBlocks.Unlock()
+	if len(freeBlocks.list) < maxFreeBlocks {
+		freeBlocks.list = append(freeBlocks.list, p)
+		return
+	}
+	freeBlocks.live--
+	C.free(p)
+}
 
 func (a *cArena) alloc(n int) unsafe.Pointer {
 	n = (n + 15) &^ 15
@@ -67,10 +96,10 @@ func (a *cArena) alloc(n int) unsafe.Pointer {
 		n = 16
 	}
 	if a.block == nil {
-		a.block = arenaPool.Get().(*arenaBlock)
+		a.block = getBlock()
 	}
 	if a.used+n <= arenaBlockSize {
-		p := unsafe.Add(a.block.p, a.used)
+		p := unsafe.Add(a.block, a.used)
 		a.used += n
 		C.memset(p, 0, C.size_t(n))
 		return p
@@ -85,7 +114,7 @@ func (a *cArena) free() {
 		C.free(p)
 	}
 	if a.block != nil {
-		arenaPool.Put(a.block)
+		putBlock(a.block)
 	}
 }
 
@@ -108,7 +137,7 @@ func (s *callState) tensorArg(t *Tensor) C.tlbo_tensor {
 	if s.scope == nil && t.scope != nil {
 		s.scope = t.scope
 	}
-	return t.h
+	return t.handle() // the caller keeps t alive until C returns (see call)
 }
 
 func (s *callState) fill(a *C.tlbo_arg, v any) {
@@ -202,6 +231,10 @@ func (o *op) call(args ...any) ([]value, error) {
 		grad = 1
 	}
 	status := C.tlbo_op_call(o.h, cargs, C.int(len(args)), grad, &rets, &nrets, &msg)
+	// args holds every tensor whose handle was copied into cargs (directly, in
+	// a []*Tensor or in a kw): without this, a temporary operand could become
+	// unreachable, and its finalizer free the handle while C still reads it.
+	runtime.KeepAlive(args)
 	if err := takeError(status, msg, o.name); err != nil {
 		return nil, err
 	}

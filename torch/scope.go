@@ -23,7 +23,7 @@ func (s *Scope) add(t *Tensor) {
 
 // Own adopts t (for example a tensor made by a factory function) and returns it.
 func (s *Scope) Own(t *Tensor) *Tensor {
-	if t != nil && t.h != nil && t.scope == nil {
+	if t != nil && t.handle() != nil && t.scope == nil {
 		s.add(t)
 	}
 	return t

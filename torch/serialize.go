@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -52,7 +53,7 @@ func savePT(path string, tensors []Named) error {
 	for i, n := range tensors {
 		names[i] = C.CString(n.Name)
 		ns[i] = names[i]
-		hs[i] = n.Tensor.h
+		hs[i] = n.Tensor.handle()
 	}
 	defer func() {
 		for _, p := range names {
@@ -63,6 +64,7 @@ func savePT(path string, tensors []Named) error {
 	defer C.free(unsafe.Pointer(cpath))
 	var msg *C.char
 	status := C.tlbo_save_tensors(cpath, cnames, handles, C.int(len(tensors)), &msg)
+	runtime.KeepAlive(tensors) // the handles in hs belong to these tensors
 	return takeError(status, msg, "save")
 }
 

@@ -7,6 +7,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -19,18 +20,45 @@ import (
 // joins that scope and is released with it. A finalizer frees forgotten tensors
 // as a backstop only.
 type Tensor struct {
-	h       C.tlbo_tensor
+	h       unsafe.Pointer // the C.tlbo_tensor, nil once closed; accessed atomically so that one Close frees it
 	err     error
 	scope   *Scope
 	cleanup runtime.Cleanup
 }
 
-func freeHandle(h C.tlbo_tensor) { C.tlbo_tensor_free(h) }
+// Counters of native tensor handles, for leak tests (see LiveTensors).
+var (
+	liveTensors      atomic.Int64
+	collectedTensors atomic.Int64
+)
+
+// LiveTensors returns the number of native tensor handles currently owned by
+// Go tensors: created by an op or factory and not yet freed by Close, a Scope
+// or the finalizer. Tests use it to check that code releases what it makes.
+func LiveTensors() int64 { return liveTensors.Load() }
+
+// CollectedTensors returns how many tensors so far were freed by the finalizer
+// backstop rather than by Close or a Scope: code that closes or scopes every
+// tensor leaves it unchanged.
+func CollectedTensors() int64 { return collectedTensors.Load() }
+
+func freeHandle(h C.tlbo_tensor) {
+	C.tlbo_tensor_free(h)
+	liveTensors.Add(-1)
+}
+
+// collectHandle is the finalizer backstop of a tensor that was never closed.
+func collectHandle(h C.tlbo_tensor) {
+	collectedTensors.Add(1)
+	freeHandle(h)
+}
 
 // wrapHandle takes ownership of h; the result joins scope when it is not nil.
 func wrapHandle(h C.tlbo_tensor, scope *Scope) *Tensor {
-	t := &Tensor{h: h}
-	t.cleanup = runtime.AddCleanup(t, freeHandle, h)
+	liveTensors.Add(1)
+	t := &Tensor{}
+	t.h = unsafe.Pointer(h)
+	t.cleanup = runtime.AddCleanup(t, collectHandle, h)
 	if scope != nil {
 		scope.add(t)
 	}
@@ -40,6 +68,11 @@ func wrapHandle(h C.tlbo_tensor, scope *Scope) *Tensor {
 // errTensor returns a tensor that only carries err.
 func errTensor(err error) *Tensor { return &Tensor{err: err} }
 
+// handle returns the native handle of t (nil once closed). A caller that
+// passes it to C must keep t alive (runtime.KeepAlive) until the C call
+// returns, or the finalizer could free the handle while C uses it.
+func (t *Tensor) handle() C.tlbo_tensor { return C.tlbo_tensor(atomic.LoadPointer(&t.h)) }
+
 // Err returns the error carried by t, if any, or an error if t was closed.
 func (t *Tensor) Err() error {
 	if t == nil {
@@ -48,21 +81,24 @@ func (t *Tensor) Err() error {
 	if t.err != nil {
 		return t.err
 	}
-	if t.h == nil {
+	if t.handle() == nil {
 		return fmt.Errorf("torch: %w", errClosed)
 	}
 	return nil
 }
 
-// Close releases the native tensor. It is safe to call more than once.
+// Close releases the native tensor. It is safe to call more than once, also
+// from several goroutines: exactly one call frees the handle.
 func (t *Tensor) Close() {
-	if t == nil || t.h == nil {
+	if t == nil {
+		return
+	}
+	h := C.tlbo_tensor(atomic.SwapPointer(&t.h, nil))
+	if h == nil {
 		return
 	}
 	t.cleanup.Stop()
-	C.tlbo_tensor_free(t.h)
-	t.h = nil
-	runtime.KeepAlive(t)
+	freeHandle(h)
 }
 
 // Scope returns the scope t belongs to, or nil.
@@ -133,7 +169,8 @@ func (t *Tensor) info() (info, error) {
 	var dtype, ndim, devType, devIndex, rg C.int
 	var shape [C.TLBO_MAX_DIMS]C.int64_t
 	var msg *C.char
-	status := C.tlbo_tensor_info(t.h, &dtype, &ndim, &shape[0], &devType, &devIndex, &rg, &msg)
+	status := C.tlbo_tensor_info(t.handle(), &dtype, &ndim, &shape[0], &devType, &devIndex, &rg, &msg)
+	runtime.KeepAlive(t)
 	if err := takeError(status, msg, "info"); err != nil {
 		return info{}, err
 	}
@@ -209,7 +246,8 @@ func copyOut[T float32 | float64 | int64 | bool](t *Tensor, dtype DType) ([]T, e
 		dst = unsafe.Pointer(&out[0])
 	}
 	var msg *C.char
-	status := C.tlbo_tensor_copy_data(src.h, dst, C.int64_t(len(out)*dtype.ElementSize()), &msg)
+	status := C.tlbo_tensor_copy_data(src.handle(), dst, C.int64_t(len(out)*dtype.ElementSize()), &msg)
+	runtime.KeepAlive(src)
 	if err := takeError(status, msg, "copy to Go"); err != nil {
 		return nil, err
 	}
@@ -251,7 +289,8 @@ func (t *Tensor) to(dev Device, dtype DType, copy bool) *Tensor {
 	if copy {
 		cp = 1
 	}
-	status := C.tlbo_tensor_to(t.h, C.int(dev.Type), C.int(dev.Index), C.int(dtype), cp, &h, &msg)
+	status := C.tlbo_tensor_to(t.handle(), C.int(dev.Type), C.int(dev.Index), C.int(dtype), cp, &h, &msg)
+	runtime.KeepAlive(t)
 	if err := takeError(status, msg, "to "+dev.String()); err != nil {
 		return errTensor(err)
 	}
@@ -279,7 +318,10 @@ func (t *Tensor) SetData(src *Tensor) error {
 		return err
 	}
 	var msg *C.char
-	return takeError(C.tlbo_tensor_set_data(t.h, src.h, &msg), msg, "set_data")
+	status := C.tlbo_tensor_set_data(t.handle(), src.handle(), &msg)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(src)
+	return takeError(status, msg, "set_data")
 }
 
 // SetRequiresGrad turns gradient recording for the leaf tensor t on or off and returns t.
@@ -292,7 +334,9 @@ func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
 		v = 1
 	}
 	var msg *C.char
-	if err := takeError(C.tlbo_tensor_set_requires_grad(t.h, v, &msg), msg, "requires_grad"); err != nil {
+	status := C.tlbo_tensor_set_requires_grad(t.handle(), v, &msg)
+	runtime.KeepAlive(t)
+	if err := takeError(status, msg, "requires_grad"); err != nil {
 		t.err = err
 	}
 	return t
@@ -306,7 +350,9 @@ func (t *Tensor) Grad() (*Tensor, error) {
 	}
 	var h C.tlbo_tensor
 	var msg *C.char
-	if err := takeError(C.tlbo_tensor_grad(t.h, &h, &msg), msg, "grad"); err != nil {
+	status := C.tlbo_tensor_grad(t.handle(), &h, &msg)
+	runtime.KeepAlive(t)
+	if err := takeError(status, msg, "grad"); err != nil {
 		return nil, err
 	}
 	if h == nil {
@@ -321,7 +367,9 @@ func (t *Tensor) ZeroGrad() error {
 		return err
 	}
 	var msg *C.char
-	return takeError(C.tlbo_tensor_zero_grad(t.h, &msg), msg, "zero_grad")
+	status := C.tlbo_tensor_zero_grad(t.handle(), &msg)
+	runtime.KeepAlive(t)
+	return takeError(status, msg, "zero_grad")
 }
 
 // Backward computes the gradients of the scalar t with respect to the leaves
@@ -339,14 +387,17 @@ func (t *Tensor) BackwardWith(grad *Tensor, retainGraph bool) error {
 		if err := grad.Err(); err != nil {
 			return err
 		}
-		gh = grad.h
+		gh = grad.handle()
 	}
 	r := C.int(0)
 	if retainGraph {
 		r = 1
 	}
 	var msg *C.char
-	return takeError(C.tlbo_tensor_backward(t.h, gh, r, &msg), msg, "backward")
+	status := C.tlbo_tensor_backward(t.handle(), gh, r, &msg)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(grad)
+	return takeError(status, msg, "backward")
 }
 
 // ErrTensor returns a tensor that carries err, for functions that must return

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,8 +148,10 @@ func rssKiB(t *testing.T) int64 {
 }
 
 // TestMemoryFlatOverTrainingSteps trains a small network for 10,000 steps and
-// checks that resident memory does not grow after the warm-up: every native
-// tensor of a step is released by its scope.
+// checks that every native tensor of a step is released by its scope: the
+// number of live handles is the same after every step, no tensor is left to
+// the finalizer, and resident memory does not grow after the warm-up. No GC
+// is forced, so tensors a scope misses show as live handles and as memory.
 func TestMemoryFlatOverTrainingSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long memory test")
@@ -184,17 +185,23 @@ func TestMemoryFlatOverTrainingSteps(t *testing.T) {
 	if s := os.Getenv("TLBO_MEMTEST_STEPS"); s != "" {
 		steps, _ = strconv.Atoi(s)
 	}
-	var base int64
+	var base, live, collected int64
 	for i := 0; i < steps; i++ {
 		step()
-		if i == warmup {
-			runtime.GC()
-			base = rssKiB(t)
+		switch {
+		case i == warmup:
+			base, live, collected = rssKiB(t), torch.LiveTensors(), torch.CollectedTensors()
+		case i > warmup && torch.LiveTensors() != live:
+			t.Fatalf("step %d: %d live tensor handles, %d after the warm-up: a step leaks tensors",
+				i, torch.LiveTensors(), live)
 		}
 	}
-	runtime.GC()
 	end := rssKiB(t)
-	t.Logf("RSS after %d steps: %d KiB; after %d steps: %d KiB (growth %d KiB)", warmup, base, steps, end, end-base)
+	t.Logf("RSS after %d steps: %d KiB; after %d steps: %d KiB (growth %d KiB); %d live tensors",
+		warmup, base, steps, end, end-base, live)
+	if n := torch.CollectedTensors() - collected; n != 0 {
+		t.Errorf("%d tensors of the steps were freed by the finalizer, not by their scope", n)
+	}
 	if end-base > 8*1024 {
 		t.Errorf("resident memory grew by %d KiB over %d steps", end-base, steps-warmup)
 	}
