@@ -166,18 +166,21 @@ func TestMaximizeKnownOptimum(t *testing.T) {
 	}
 }
 
+// braninFunc is the negated Branin function on [-5, 10] x [0, 15].
+var braninFunc = Func(func(x, g []float64) float64 {
+	const a, b, c, r, s, tt = 1, 5.1 / (4 * math.Pi * math.Pi), 5 / math.Pi, 6, 10, 1 / (8 * math.Pi)
+	u := x[1] - b*x[0]*x[0] + c*x[0] - r
+	if g != nil {
+		g[0] = -(2*a*u*(-2*b*x[0]+c) - s*(1-tt)*math.Sin(x[0]))
+		g[1] = -(2 * a * u)
+	}
+	return -(a*u*u + s*(1-tt)*math.Cos(x[0]) + s)
+})
+
 // TestMaximizeBranin finds a global maximiser of the negated Branin
 // function (value -0.397887) and is deterministic for a seed.
 func TestMaximizeBranin(t *testing.T) {
-	branin := Func(func(x, g []float64) float64 {
-		const a, b, c, r, s, tt = 1, 5.1 / (4 * math.Pi * math.Pi), 5 / math.Pi, 6, 10, 1 / (8 * math.Pi)
-		u := x[1] - b*x[0]*x[0] + c*x[0] - r
-		if g != nil {
-			g[0] = -(2*a*u*(-2*b*x[0]+c) - s*(1-tt)*math.Sin(x[0]))
-			g[1] = -(2 * a * u)
-		}
-		return -(a*u*u + s*(1-tt)*math.Cos(x[0]) + s)
-	})
+	branin := braninFunc
 	lower, upper := []float64{-5, 0}, []float64{10, 15}
 	res, err := Maximize(branin, lower, upper, Options{RawSamples: 512, Restarts: 8, Seed: 11})
 	if err != nil {

@@ -4,6 +4,14 @@
 // analytic gradients, and Maximize, which maximises any acquisition over a
 // box with scrambled-Halton raw samples and projected L-BFGS restarts.
 //
+// The restarts are picked from the raw samples as BoTorch's optimize_acqf does
+// (initialize_q_batch, the authors' setting: 100 of 1,000): drawn without
+// replacement with probability proportional to exp(eta z), z the
+// standardised acquisition value, eta 1, with the best raw sample always
+// among them. This spreads the restarts over the good regions instead of
+// refining near-duplicates of the best few; SelectBest keeps the older
+// "best few" choice.
+//
 // Convention: acquisition functions are MAXIMISED and the model's posterior
 // is of the objective to be maximised (the BO loop negates scores where
 // lower is better).
@@ -12,7 +20,7 @@
 //
 //	bestF := acq.QuantileBest(yStd, 0.9)            // the reference's incumbent
 //	f := acq.NewLogEI(model, bestF)                  // or acq.NewEI
-//	res, err := acq.Maximize(f, lower, upper, acq.Options{RawSamples: 1024, Restarts: 10, Seed: seed})
+//	res, err := acq.Maximize(f, lower, upper, acq.Options{Seed: seed}) // 1000 raw samples, 100 Boltzmann restarts
 //	// res.X is the next query (in [0,1]^d), res.Value its log-EI,
 //	// res.Evaluations the acquisition evaluations spent.
 //	mean, variance := model.Predict(res.X)

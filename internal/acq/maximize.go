@@ -1,7 +1,6 @@
 package acq
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -12,10 +11,16 @@ import (
 // Options configures Maximize.
 type Options struct {
 	// RawSamples is the number of scrambled-Halton points evaluated first
-	// (default 1024).
+	// (default DefaultRawSamples).
 	RawSamples int
-	// Restarts is how many of the best raw samples are refined (default 10).
+	// Restarts is how many raw samples are refined (default DefaultRestarts).
 	Restarts int
+	// Selection picks the restarts among the raw samples (default
+	// SelectBoltzmann, as BoTorch's optimize_acqf).
+	Selection Selection
+	// BoltzmannEta is the temperature of SelectBoltzmann (default
+	// DefaultBoltzmannEta).
+	BoltzmannEta float64
 	// MaxIter bounds the quasi-Newton iterations per restart (default 100).
 	MaxIter int
 	// Seed seeds the raw samples; the result is deterministic for a seed.
@@ -28,12 +33,25 @@ type Options struct {
 	Tol float64
 }
 
+// The defaults of Options: BoTorch's usual raw_samples and num_restarts, as the
+// authors' code uses them.
+const (
+	DefaultRawSamples = 1000
+	DefaultRestarts   = 100
+)
+
 func (o Options) withDefaults() Options {
 	if o.RawSamples == 0 {
-		o.RawSamples = 1024
+		o.RawSamples = DefaultRawSamples
 	}
 	if o.Restarts == 0 {
-		o.Restarts = 10
+		o.Restarts = DefaultRestarts
+	}
+	if o.Selection == "" {
+		o.Selection = SelectBoltzmann
+	}
+	if o.BoltzmannEta == 0 {
+		o.BoltzmannEta = DefaultBoltzmannEta
 	}
 	if o.MaxIter == 0 {
 		o.MaxIter = 100
@@ -56,7 +74,7 @@ type Result struct {
 
 // Maximize maximises f over the box [lower, upper]: it evaluates
 // opts.RawSamples scrambled-Halton points (in one batch when f is a
-// BatchFunction), refines the best opts.Restarts of them (and opts.Starts)
+// BatchFunction), refines opts.Restarts of them picked by opts.Selection (and opts.Starts)
 // with a projected L-BFGS method that respects the bounds, and returns the
 // best point. It calls f from a single goroutine and is deterministic for a
 // given seed.
@@ -73,6 +91,12 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 	opts = opts.withDefaults()
 	if opts.RawSamples < 0 || opts.Restarts < 0 || opts.MaxIter < 0 {
 		return Result{}, fmt.Errorf("acq: negative RawSamples, Restarts or MaxIter")
+	}
+	if _, err := ParseSelection(string(opts.Selection)); err != nil {
+		return Result{}, err
+	}
+	if !(opts.BoltzmannEta > 0) || math.IsInf(opts.BoltzmannEta, 0) {
+		return Result{}, fmt.Errorf("acq: BoltzmannEta = %v, want a finite value > 0", opts.BoltzmannEta)
 	}
 	for i, s := range opts.Starts {
 		if len(s) != d {
@@ -103,8 +127,8 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 	return best, nil
 }
 
-// rawStarts evaluates the raw samples and returns the best Restarts of them
-// (distinct points, best first) and the number of evaluations.
+// rawStarts evaluates the raw samples and returns Restarts of them (distinct
+// points) picked by the selection heuristic, and the number of evaluations.
 func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, int) {
 	q, d := opts.RawSamples, len(lower)
 	if q == 0 || opts.Restarts == 0 {
@@ -127,26 +151,9 @@ func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, i
 			vals[i] = f.Eval(pts.RawRowView(i), nil)
 		}
 	}
-	order := make([]int, q)
-	for i := range order {
-		order[i] = i
-	}
-	// NaN sorts last; ties keep the sequence order, so the choice is stable.
-	slices.SortStableFunc(order, func(a, b int) int {
-		va, vb := vals[a], vals[b]
-		switch {
-		case math.IsNaN(va) && math.IsNaN(vb):
-			return 0
-		case math.IsNaN(va):
-			return 1
-		case math.IsNaN(vb):
-			return -1
-		}
-		return cmp.Compare(vb, va)
-	})
-	n := min(opts.Restarts, q)
-	starts := make([][]float64, 0, n)
-	for _, i := range order[:n] {
+	picks := selectStarts(vals, opts.Restarts, opts.Selection, opts.BoltzmannEta, opts.Seed)
+	starts := make([][]float64, 0, len(picks))
+	for _, i := range picks {
 		starts = append(starts, slices.Clone(pts.RawRowView(i)))
 	}
 	return starts, q
