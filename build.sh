@@ -112,7 +112,7 @@ use_go() {
 # fetch_go BOOT WANT: WANT (e.g. go1.26.8) into $TLBO_CACHE/WANT, downloaded by the
 # older go command BOOT.
 fetch_go() {
-  local boot=$1 want=$2 os arch mod dir link=$TLBO_CACHE/$2
+  local boot=$1 want=$2 os arch mod dir v link=$TLBO_CACHE/$2
   os=$("$boot" env GOHOSTOS)
   arch=$("$boot" env GOHOSTARCH)
   mod=golang.org/toolchain@v0.0.1-$want.$os-$arch
