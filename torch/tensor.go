@@ -117,7 +117,7 @@ func FromInt64(data []int64, shape ...int64) *Tensor { return fromSlice(data, In
 func FromBool(data []bool, shape ...int64) *Tensor { return fromSlice(data, Bool, shape) }
 
 // Scalar makes a 0-dimensional float32 CPU tensor.
-func Scalar(v float32) *Tensor { return FromFloat32([]float32{v}) }
+func Scalar(v float32) *Tensor { return FromFloat32([]float32{v}, []int64{}...) }
 
 func fromSlice[T float32 | float64 | int64 | bool](data []T, dtype DType, shape []int64) *Tensor {
 	if shape == nil {
