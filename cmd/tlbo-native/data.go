@@ -18,6 +18,7 @@ func dataCommand() *cli.Command {
 		Usage: "build a task's data set and training subset as .npz files",
 		Subcommands: []*cli.Command{
 			dataExpressionCommand(),
+			dataTopologyCommand(),
 		},
 	}
 }

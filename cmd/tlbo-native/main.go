@@ -25,6 +25,7 @@ func main() {
 			optimizeCommand(),
 			plotCommand(),
 			trainCommand(),
+			topologyCommand(),
 		},
 	}
 	if err := app.Run(os.Args); err != nil {

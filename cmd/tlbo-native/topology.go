@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
+	"github.com/tlbo-native/tlbo-native/internal/simp"
+)
+
+// topologyCommand groups the SIMP topology optimisation verbs.
+func topologyCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "topology",
+		Usage:       "SIMP compliance minimisation on a Q4 mesh",
+		Subcommands: []*cli.Command{topologySolveCommand()},
+	}
+}
+
+func topologySolveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "solve",
+		Usage: "solve one problem; the last two lines are compliance_first C0 and compliance C",
+		Description: "SPEC.json: {\"nelx\", \"nely\", \"volfrac\", \"penal\" (3), \"rmin\" (1.5), \"nu\" (1/3), \"xmin\" (0.001),\n" +
+			"\"iterations\" (100), \"move\" (0.2), \"damping\" (0.5), \"fixed\": [[node, \"x\"|\"y\"], ...],\n" +
+			"\"loads\": [[node, \"x\"|\"y\", value], ...]}; node = ix*(nely+1) + iy, iy = 0 at the top.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "spec", Usage: "problem spec (JSON)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "write the final densities here (.npy, float64 (nely, nelx), row 0 at the top)"},
+		},
+		Action: func(c *cli.Context) error {
+			p, err := simp.ReadSpec(c.String("spec"))
+			if err != nil {
+				return err
+			}
+			openblas.SetThreads(1) // a band solve of this size gains nothing from more threads
+			start := time.Now()
+			res, err := simp.Solve(c.Context, p, simp.Options{})
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.String("spec"), err)
+			}
+			if out := c.String("out"); out != "" {
+				a := numpy.Array{Name: "x", Shape: []int{p.NelY, p.NelX}, Data: res.Densities}
+				if err := numpy.WriteNPY(out, a); err != nil {
+					return err
+				}
+			}
+			vol := 0.0
+			for _, v := range res.Densities {
+				vol += v
+			}
+			fmt.Printf("mesh %dx%d iterations %d volume %.6f\n", p.NelX, p.NelY, p.Iterations, vol/float64(len(res.Densities)))
+			fmt.Printf("seconds %.3f\n", time.Since(start).Seconds())
+			fmt.Printf("compliance_first %.10g\n", res.ComplianceFirst)
+			fmt.Printf("compliance %.10g\n", res.Compliance)
+			return nil
+		},
+	}
+}
+
+func dataTopologyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "topology",
+		Usage: "solve random 40x40 SIMP problems; write DIR/" + simp.DataFileName,
+		Description: "Design i depends on (seed, i) only. Runs on all cores (one OpenBLAS thread per solve);\n" +
+			"a killed run resumes from DIR/.topology-parts, keeping finished designs.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "n", Value: 10000, Usage: "number of designs"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the random problems (below 2^63)"},
+			&cli.StringFlag{Name: "out", Usage: "output directory", Required: true},
+			&cli.IntFlag{Name: "workers", Usage: "parallel solves (0: the number of CPUs)"},
+		},
+		Action: func(c *cli.Context) error {
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			start := time.Now()
+			var bar *progressbar.ProgressBar
+			first := -1
+			out, err := simp.Generate(ctx, simp.GenerateOptions{
+				Dir: c.String("out"), N: c.Int("n"), Seed: c.Uint64("seed"), Workers: c.Int("workers"),
+				Progress: func(done, total int) {
+					if bar == nil { // the first call: the bar counts this run's designs only
+						first = done
+						bar = progressbar.NewOptions(total-done, progressbar.OptionSetWriter(os.Stderr),
+							progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("designs"),
+							progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(20),
+							progressbar.OptionSetDescription(fmt.Sprintf("kept %d", done)))
+					}
+					_ = bar.Set(done - first)
+				},
+			})
+			if bar != nil {
+				_ = bar.Finish()
+				fmt.Fprintln(os.Stderr)
+			}
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return fmt.Errorf("interrupted: finished designs are kept in %s; rerun to resume", c.String("out"))
+				}
+				return err
+			}
+			fmt.Printf("designs %d (%d solved in this run)\n", c.Int("n"), c.Int("n")-max(first, 0))
+			fmt.Printf("out %s\n", out)
+			fmt.Printf("seconds %.1f\n", time.Since(start).Seconds())
+			return nil
+		},
+	}
+}
