@@ -180,37 +180,86 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 }
 
 // State returns the trainer's resumable state (without tensors).
-func (t *Trainer) State() TrainingState {
+func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange}
 }
 
-// Save writes a checkpoint of the trainer's networks and optimiser; network
-// and model are the network kind and configuration recorded in the header,
-// last (may be nil) the last epoch's report.
-func (t *Trainer) Save(path, network string, model any, last *EpochReport) error {
-	raw, err := json.Marshal(model)
+// stateDict returns the network's tensors and the target predictor's,
+// prefixed.
+func (t *Trainer[E]) stateDict() []torch.Named {
+	state := t.VAE.StateDict()
+	if t.Predictor != nil {
+		state = append(state, prefixed(PredictorPrefix, t.Predictor.StateDict())...)
+	}
+	return state
+}
+
+// Save writes a checkpoint of the trainer's networks and optimiser, with the
+// network's kind and configuration and the training state in the header;
+// last (may be nil) is the last epoch's report.
+func (t *Trainer[E]) Save(path string, last *EpochReport) error {
+	h, err := describe(path, t.VAE)
 	if err != nil {
-		return fmt.Errorf("checkpoint %s: model configuration: %w", path, err)
+		return err
 	}
 	st := t.State()
 	if last != nil {
 		st.Train, st.Val = &last.Train, last.Val
 	}
-	state := t.VAE.StateDict()
-	if t.Predictor != nil {
-		state = append(state, prefixed(PredictorPrefix, t.Predictor.StateDict())...)
-	}
+	h.Training = &st
 	adam := t.adam.StateDict()
 	defer torch.CloseNamed(adam)
-	return SaveCheckpoint(path, Header{Network: network, Model: raw, Training: &st}, state, adam)
+	return SaveCheckpoint(path, h, t.stateDict(), adam)
+}
+
+// SaveWeights writes the networks' weights (the VAE and the target
+// predictor) with a header but no optimiser state: a model version of the
+// BO loop.
+func (t *Trainer[E]) SaveWeights(path string) error {
+	h, err := describe(path, t.VAE)
+	if err != nil {
+		return err
+	}
+	st := t.State()
+	h.Training = &st
+	return SaveCheckpoint(path, h, t.stateDict(), nil)
+}
+
+// LoadWeights replaces the networks' weights (the VAE and, when there is
+// one, the target predictor) by those of the checkpoint at path, which must
+// be of the same network kind and configuration.
+func (t *Trainer[E]) LoadWeights(path string) error {
+	kind, _ := t.VAE.Describe()
+	h, err := ReadHeader(path, kind)
+	if err != nil {
+		return err
+	}
+	net, pred, err := LoadState(path)
+	if err != nil {
+		return err
+	}
+	defer torch.CloseNamed(net)
+	defer torch.CloseNamed(pred)
+	if err := t.VAE.LoadStateDict(net); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if t.Predictor != nil && len(pred) > 0 {
+		if err := t.Predictor.LoadStateDict(pred); err != nil {
+			return fmt.Errorf("checkpoint %s: target predictor: %w", path, err)
+		}
+	}
+	if st := h.Training; st != nil && st.HasLabelRange {
+		t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, true
+	}
+	return nil
 }
 
 // Resume restores what a trainer made with the checkpoint's options needs
-// beyond the network weights (loaded by the network's package): the target
+// beyond the network weights (loaded with the network): the target
 // predictor, Adam's state, the step and epoch counters and the label range.
-func (t *Trainer) Resume(path string, st TrainingState) error {
+func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	net, pred, err := LoadState(path)
 	if err != nil {
 		return err

@@ -6,11 +6,10 @@ import (
 	"math/rand/v2"
 )
 
-// Data is a training or validation set in host memory.
-type Data struct {
-	// X holds the examples one after the other, each of the VAE's InputSize
-	// float32 elements (row-major).
-	X []float32
+// Data is a training or validation set in host memory: examples in the
+// network's own form (E), with optional labels and sampling weights.
+type Data[E any] struct {
+	Examples []E
 	// Labels holds one raw label per example, NaN for unlabelled examples (the
 	// semi-supervised setting); nil when there are none.
 	Labels []float64
@@ -19,20 +18,19 @@ type Data struct {
 	Weights []float64
 }
 
-// Len returns the number of examples of size elements each.
-func (d Data) Len(size int) int { return len(d.X) / size }
+// Len returns the number of examples.
+func (d Data[E]) Len() int { return len(d.Examples) }
 
-// Validate checks the lengths against the example size and, when labels are
-// needed, that at least one example is labelled.
-func (d Data) Validate(size int, needLabels bool) error {
-	if size <= 0 || len(d.X) == 0 || len(d.X)%size != 0 {
-		return fmt.Errorf("data: %d input values do not make whole examples of %d values", len(d.X), size)
-	}
-	n := len(d.X) / size
-	if d.Labels != nil && len(d.Labels) != n {
+// Validate checks the lengths and, when labels are needed, that at least one
+// example is labelled.
+func (d Data[E]) Validate(needLabels bool) error {
+	n := len(d.Examples)
+	switch {
+	case n == 0:
+		return fmt.Errorf("data: no examples")
+	case d.Labels != nil && len(d.Labels) != n:
 		return fmt.Errorf("data: %d labels for %d examples", len(d.Labels), n)
-	}
-	if d.Weights != nil && len(d.Weights) != n {
+	case d.Weights != nil && len(d.Weights) != n:
 		return fmt.Errorf("data: %d weights for %d examples", len(d.Weights), n)
 	}
 	for i, y := range d.Labels {
@@ -41,21 +39,42 @@ func (d Data) Validate(size int, needLabels bool) error {
 		}
 	}
 	if needLabels {
-		if _, _, ok := labelRange(d.Labels); !ok {
+		if _, _, ok := LabelRange(d.Labels); !ok {
 			return fmt.Errorf("data: the objective needs labels but no example is labelled")
 		}
 	}
 	return nil
 }
 
+// Select returns the examples idx of d (with their labels and weights).
+func (d Data[E]) Select(idx []int) Data[E] {
+	out := Data[E]{Examples: make([]E, len(idx))}
+	if d.Labels != nil {
+		out.Labels = make([]float64, len(idx))
+	}
+	if d.Weights != nil {
+		out.Weights = make([]float64, len(idx))
+	}
+	for k, i := range idx {
+		out.Examples[k] = d.Examples[i]
+		if d.Labels != nil {
+			out.Labels[k] = d.Labels[i]
+		}
+		if d.Weights != nil {
+			out.Weights[k] = d.Weights[i]
+		}
+	}
+	return out
+}
+
 // Split returns the first round(frac * N) examples as the validation set and
 // the others as the training set (the reference's unshuffled split; shuffle
 // the data first if its order matters). Both share d's backing arrays.
-func (d Data) Split(size int, frac float64) (train, val Data, err error) {
+func (d Data[E]) Split(frac float64) (train, val Data[E], err error) {
 	if !(frac >= 0 && frac < 1) {
-		return Data{}, Data{}, fmt.Errorf("data: validation fraction %v, want 0 <= f < 1", frac)
+		return Data[E]{}, Data[E]{}, fmt.Errorf("data: validation fraction %v, want 0 <= f < 1", frac)
 	}
-	n := d.Len(size)
+	n := d.Len()
 	nv := int(frac * float64(n))
 	cut := func(s []float64, lo, hi int) []float64 {
 		if s == nil {
@@ -63,13 +82,14 @@ func (d Data) Split(size int, frac float64) (train, val Data, err error) {
 		}
 		return s[lo:hi]
 	}
-	val = Data{X: d.X[:nv*size], Labels: cut(d.Labels, 0, nv), Weights: cut(d.Weights, 0, nv)}
-	train = Data{X: d.X[nv*size:], Labels: cut(d.Labels, nv, n), Weights: cut(d.Weights, nv, n)}
+	val = Data[E]{Examples: d.Examples[:nv], Labels: cut(d.Labels, 0, nv), Weights: cut(d.Weights, 0, nv)}
+	train = Data[E]{Examples: d.Examples[nv:], Labels: cut(d.Labels, nv, n), Weights: cut(d.Weights, nv, n)}
 	return train, val, nil
 }
 
-// labelRange returns the smallest and largest non-NaN label.
-func labelRange(labels []float64) (lo, hi float64, ok bool) {
+// LabelRange returns the smallest and largest non-NaN label; ok is false when
+// there is none.
+func LabelRange(labels []float64) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, y := range labels {
 		if math.IsNaN(y) {

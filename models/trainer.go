@@ -83,9 +83,11 @@ func (s Losses) String() string {
 // Trainer trains a VAE with an ELBO variant: weighted sampling of mini-batches,
 // the beta schedule, the metric and target-prediction terms on the labelled
 // part of each batch (min-max normalised labels), gradient clipping and Adam.
-type Trainer struct {
-	VAE VAE
+// One Trainer serves pretraining and every retraining of the BO loop.
+type Trainer[E any] struct {
+	VAE VAE[E]
 	// Predictor is the target-prediction head, nil unless ELBO.PredictTarget.
+	// It persists across retrainings (Restart keeps it).
 	Predictor *TargetPredictor
 	Opts      TrainOptions
 	// Step counts optimiser steps (it drives the beta schedule); Epoch counts
@@ -94,19 +96,29 @@ type Trainer struct {
 	// LabelMin and LabelMax normalise the labels: set from the training set at
 	// each epoch (or by SetLabelRange).
 	LabelMin, LabelMax float64
-	hasRange           bool
-	adam               *optim.Adam
-	params             []*torch.Tensor
-	rng                *rand.Rand
+	// Augment, when set, transforms every sampled mini-batch (data
+	// augmentation), drawing from the sampler's seeded generator.
+	Augment  Augment[E]
+	hasRange bool
+	adam     *optim.Adam
+	params   []*torch.Tensor
+	rng      *rand.Rand
 }
+
+// Augment transforms a mini-batch of examples, e.g. random rotations of
+// images; it returns new examples and leaves its input unchanged.
+type Augment[E any] func(examples []E, rng *rand.Rand) []E
+
+// samplerStream is the PCG stream of the mini-batch sampler.
+const samplerStream = 0x9e3779b97f4a7c15
 
 // NewTrainer moves vae (and, for TP-LBO, a new target predictor) to the device
 // and sets up Adam over their parameters.
-func NewTrainer(vae VAE, opts TrainOptions) (*Trainer, error) {
+func NewTrainer[E any](vae VAE[E], opts TrainOptions) (*Trainer[E], error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Trainer{VAE: vae, Opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15))}
+	t := &Trainer[E]{VAE: vae, Opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, samplerStream))}
 	if err := vae.To(opts.Device); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -125,12 +137,28 @@ func NewTrainer(vae VAE, opts TrainOptions) (*Trainer, error) {
 	return t, nil
 }
 
+// Close releases the target predictor (the VAE belongs to the caller).
+func (t *Trainer[E]) Close() {
+	if t.Predictor != nil {
+		t.Predictor.Close()
+	}
+}
+
+// Restart prepares a retraining as the reference does: Adam starts afresh
+// and the sampler is seeded from seed, while the weights, the target
+// predictor and the label range carry over.
+func (t *Trainer[E]) Restart(seed uint64) {
+	t.adam = optim.NewAdam(t.params, optim.DefaultAdam(t.Opts.LR))
+	t.rng = rand.New(rand.NewPCG(seed, samplerStream))
+	t.Opts.Seed = seed
+}
+
 // Adam returns the optimiser (for saving its state).
-func (t *Trainer) Adam() *optim.Adam { return t.adam }
+func (t *Trainer[E]) Adam() *optim.Adam { return t.adam }
 
 // SetLabelRange fixes the label normalisation (it is otherwise set from the
 // training set at every epoch).
-func (t *Trainer) SetLabelRange(lo, hi float64) error {
+func (t *Trainer[E]) SetLabelRange(lo, hi float64) error {
 	if !(hi >= lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return fmt.Errorf("trainer: bad label range [%v, %v]", lo, hi)
 	}
@@ -140,37 +168,16 @@ func (t *Trainer) SetLabelRange(lo, hi float64) error {
 
 // normalise maps a raw label to [0, 1] with the current range (0 when the
 // range is a single value).
-func (t *Trainer) normalise(y float64) float64 {
+func (t *Trainer[E]) normalise(y float64) float64 {
 	if t.LabelMax == t.LabelMin {
 		return 0
 	}
 	return (y - t.LabelMin) / (t.LabelMax - t.LabelMin)
 }
 
-// batch is one mini-batch in host memory.
-type batch struct {
-	x []float32
-	y []float64 // raw labels, NaN unlabelled; nil when none
-}
-
-// gather copies the examples idx of d into a batch.
-func gather(d Data, size int, idx []int) batch {
-	b := batch{x: make([]float32, 0, len(idx)*size)}
-	if d.Labels != nil {
-		b.y = make([]float64, 0, len(idx))
-	}
-	for _, i := range idx {
-		b.x = append(b.x, d.X[i*size:(i+1)*size]...)
-		if d.Labels != nil {
-			b.y = append(b.y, d.Labels[i])
-		}
-	}
-	return b
-}
-
 // labelled returns the rows of the batch with a label and their normalised
 // labels.
-func (t *Trainer) labelled(y []float64) (rows []int64, ny []float64) {
+func (t *Trainer[E]) labelled(y []float64) (rows []int64, ny []float64) {
 	for i, v := range y {
 		if !math.IsNaN(v) {
 			rows = append(rows, int64(i))
@@ -182,18 +189,20 @@ func (t *Trainer) labelled(y []float64) (rows []int64, ny []float64) {
 
 // loss builds the loss of a batch in scope sc and returns the total and the
 // stacked components [total rec kl pred metric].
-func (t *Trainer) loss(sc *torch.Scope, b batch, beta float64) (total, parts *torch.Tensor) {
-	shape := append([]int64{int64(len(b.x) / InputSize(t.VAE))}, t.VAE.InputShape()...)
-	x := sc.Own(torch.FromFloat32(b.x, shape...)).To(t.Opts.Device)
-	mu, logStd := t.VAE.EncodeParams(x)
+func (t *Trainer[E]) loss(sc *torch.Scope, examples []E, y []float64, beta float64) (total, parts *torch.Tensor, err error) {
+	b, err := t.VAE.Collate(sc, examples)
+	if err != nil {
+		return nil, nil, err
+	}
+	mu, logStd := t.VAE.EncodeParams(b)
 	z := Reparameterize(mu, logStd)
 	kl := KL(mu, logStd)
-	rec := t.VAE.ReconstructionLoss(z, x)
+	rec := t.VAE.ReconstructionLoss(z, b)
 	total = rec.Add(kl.MulScalar(beta))
 	zero := rec.MulScalar(0).Detach()
 	pred, metric := zero, zero
 	e := t.Opts.ELBO
-	if rows, ny := t.labelled(b.y); e.NeedsLabels() && len(rows) > 0 {
+	if rows, ny := t.labelled(y); e.NeedsLabels() && len(rows) > 0 {
 		idx := sc.Own(torch.FromInt64(rows)).To(t.Opts.Device)
 		zl := z.IndexSelect(0, idx)
 		yl := sc.Own(torch.FromFloat64(ny)).To(t.Opts.Device).ToDType(z.DType())
@@ -207,7 +216,7 @@ func (t *Trainer) loss(sc *torch.Scope, b batch, beta float64) (total, parts *to
 		}
 	}
 	parts = torch.Stack([]*torch.Tensor{total, rec, kl, pred, metric}, 0).Detach()
-	return total, parts
+	return total, parts, nil
 }
 
 func readLosses(parts *torch.Tensor, beta float64) (Losses, error) {
@@ -222,27 +231,26 @@ func readLosses(parts *torch.Tensor, beta float64) (Losses, error) {
 	return l, nil
 }
 
-// TrainBatch takes one optimiser step on a mini-batch: x holds whole examples,
-// y their raw labels (NaN unlabelled; nil for none). Beta comes from the
-// schedule at the current step.
-func (t *Trainer) TrainBatch(x []float32, y []float64) (Losses, error) {
-	size := InputSize(t.VAE)
-	if len(x) == 0 || len(x)%size != 0 || (y != nil && len(y) != len(x)/size) {
-		return Losses{}, fmt.Errorf("train batch: %d values and %d labels for examples of %d values", len(x), len(y), size)
+// TrainBatch takes one optimiser step on a mini-batch of examples with raw
+// labels y (NaN unlabelled; nil for none). Beta comes from the schedule at
+// the current step.
+func (t *Trainer[E]) TrainBatch(examples []E, y []float64) (Losses, error) {
+	if len(examples) == 0 || (y != nil && len(y) != len(examples)) {
+		return Losses{}, fmt.Errorf("train batch: %d examples and %d labels", len(examples), len(y))
 	}
 	if !t.hasRange && y != nil {
-		if lo, hi, ok := labelRange(y); ok {
+		if lo, hi, ok := LabelRange(y); ok {
 			t.LabelMin, t.LabelMax, t.hasRange = lo, hi, true
 		}
 	}
-	t.VAE.SetTraining(true)
-	if t.Predictor != nil {
-		t.Predictor.SetTraining(true)
-	}
+	t.setTraining(true)
 	sc := torch.NewScope()
 	defer sc.Close()
 	beta := t.Opts.Beta.At(t.Step)
-	total, parts := t.loss(sc, batch{x: x, y: y}, beta)
+	total, parts, err := t.loss(sc, examples, y, beta)
+	if err != nil {
+		return Losses{}, fmt.Errorf("train step %d: %w", t.Step, err)
+	}
 	l, err := readLosses(parts, beta)
 	if err != nil {
 		return l, fmt.Errorf("train step %d: %w", t.Step, err)
@@ -254,7 +262,14 @@ func (t *Trainer) TrainBatch(x []float32, y []float64) (Losses, error) {
 	return l, nil
 }
 
-func (t *Trainer) optimise(total *torch.Tensor) error {
+func (t *Trainer[E]) setTraining(on bool) {
+	t.VAE.SetTraining(on)
+	if t.Predictor != nil {
+		t.Predictor.SetTraining(on)
+	}
+}
+
+func (t *Trainer[E]) optimise(total *torch.Tensor) error {
 	if err := t.adam.ZeroGrad(); err != nil {
 		return err
 	}
@@ -273,74 +288,99 @@ func (t *Trainer) optimise(total *torch.Tensor) error {
 // losses of that step.
 type StepFunc func(i, n int, l Losses)
 
-// TrainEpoch runs one epoch: N/B mini-batches (N examples, batch size B) drawn
-// with replacement in proportion to d.Weights. The labels' min-max range is
-// taken from d first. It returns the mean losses.
-func (t *Trainer) TrainEpoch(d Data, progress StepFunc) (Losses, error) {
-	size := InputSize(t.VAE)
-	if err := d.Validate(size, t.Opts.ELBO.NeedsLabels()); err != nil {
-		return Losses{}, fmt.Errorf("train epoch: %w", err)
+// StepsPerEpoch returns the number of mini-batches of one epoch over n
+// examples: n / B (at least one; smaller data sets use one batch of all).
+func (t *Trainer[E]) StepsPerEpoch(n int) int { return max(1, n/min(t.Opts.BatchSize, max(n, 1))) }
+
+// TrainSteps takes steps optimiser steps on mini-batches drawn with
+// replacement in proportion to d.Weights. The labels' min-max range is taken
+// from d first. It returns the mean losses.
+func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses, error) {
+	if err := d.Validate(t.Opts.ELBO.NeedsLabels()); err != nil {
+		return Losses{}, err
 	}
-	if lo, hi, ok := labelRange(d.Labels); ok {
+	if steps < 1 {
+		return Losses{}, fmt.Errorf("train: %d steps, want >= 1", steps)
+	}
+	if lo, hi, ok := LabelRange(d.Labels); ok {
 		t.LabelMin, t.LabelMax, t.hasRange = lo, hi, true
 	}
-	n := d.Len(size)
 	weights := d.Weights
 	if weights == nil {
-		weights = make([]float64, n)
+		weights = make([]float64, d.Len())
 		for i := range weights {
 			weights[i] = 1
 		}
 	}
 	sampler, err := weighting.NewWeightedSampler(weights, t.rng)
 	if err != nil {
-		return Losses{}, fmt.Errorf("train epoch: %w", err)
+		return Losses{}, err
 	}
-	bs := min(t.Opts.BatchSize, n)
-	steps := n / bs
+	bs := min(t.Opts.BatchSize, d.Len())
+	examples := make([]E, bs)
+	var y []float64
+	if d.Labels != nil {
+		y = make([]float64, bs)
+	}
 	var sum Losses
 	for i := range steps {
-		b := gather(d, size, sampler.Sample(bs))
-		l, err := t.TrainBatch(b.x, b.y)
+		for k, j := range sampler.Sample(bs) {
+			examples[k] = d.Examples[j]
+			if y != nil {
+				y[k] = d.Labels[j]
+			}
+		}
+		batch := examples
+		if t.Augment != nil {
+			batch = t.Augment(examples, t.rng)
+		}
+		l, err := t.TrainBatch(batch, y)
 		if err != nil {
-			return Losses{}, fmt.Errorf("epoch %d: %w", t.Epoch+1, err)
+			return Losses{}, err
 		}
 		sum.Add(l, 1)
 		if progress != nil {
 			progress(i+1, steps, l)
 		}
 	}
-	t.Epoch++
 	return sum.Scaled(1 / float64(steps)), nil
+}
+
+// TrainEpoch runs one epoch: N/B mini-batches (N examples, batch size B)
+// drawn with replacement in proportion to d.Weights, and returns the mean
+// losses.
+func (t *Trainer[E]) TrainEpoch(d Data[E], progress StepFunc) (Losses, error) {
+	l, err := t.TrainSteps(d, t.StepsPerEpoch(d.Len()), progress)
+	if err != nil {
+		return Losses{}, fmt.Errorf("epoch %d: %w", t.Epoch+1, err)
+	}
+	t.Epoch++
+	return l, nil
 }
 
 // Evaluate returns the mean losses over d in evaluation mode (batch-norm
 // running statistics, no gradients), visiting every example once in order,
 // with beta at its final value as the reference validates. Labels are
 // normalised with the training range.
-func (t *Trainer) Evaluate(d Data) (Losses, error) {
-	size := InputSize(t.VAE)
-	if err := d.Validate(size, false); err != nil {
+func (t *Trainer[E]) Evaluate(d Data[E]) (Losses, error) {
+	if err := d.Validate(false); err != nil {
 		return Losses{}, fmt.Errorf("evaluate: %w", err)
 	}
-	t.VAE.SetTraining(false)
-	if t.Predictor != nil {
-		t.Predictor.SetTraining(false)
-	}
-	defer t.VAE.SetTraining(true)
-	n := d.Len(size)
+	t.setTraining(false)
+	defer t.setTraining(true)
+	n := d.Len()
 	beta := t.Opts.Beta.Final
 	var sum Losses
 	var err error
 	torch.NoGrad(func() {
 		for lo := 0; lo < n && err == nil; lo += t.Opts.BatchSize {
 			hi := min(lo+t.Opts.BatchSize, n)
-			idx := make([]int, hi-lo)
-			for i := range idx {
-				idx[i] = lo + i
+			var y []float64
+			if d.Labels != nil {
+				y = d.Labels[lo:hi]
 			}
 			var l Losses
-			l, err = t.evalBatch(gather(d, size, idx), beta)
+			l, err = t.evalBatch(d.Examples[lo:hi], y, beta)
 			sum.Add(l, float64(hi-lo))
 		}
 	})
@@ -350,10 +390,13 @@ func (t *Trainer) Evaluate(d Data) (Losses, error) {
 	return sum.Scaled(1 / float64(n)), nil
 }
 
-func (t *Trainer) evalBatch(b batch, beta float64) (Losses, error) {
+func (t *Trainer[E]) evalBatch(examples []E, y []float64, beta float64) (Losses, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
-	_, parts := t.loss(sc, b, beta)
+	_, parts, err := t.loss(sc, examples, y, beta)
+	if err != nil {
+		return Losses{}, err
+	}
 	return readLosses(parts, beta)
 }
 
@@ -370,7 +413,7 @@ type EpochReport struct {
 // Fit trains for epochs epochs, evaluating on val (if it has examples) after
 // each; onEpoch (may be nil) can stop training by returning an error, which
 // Fit returns.
-func (t *Trainer) Fit(train, val Data, epochs int, onStep StepFunc, onEpoch func(EpochReport) error) error {
+func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoch func(EpochReport) error) error {
 	for range epochs {
 		start := time.Now()
 		tl, err := t.TrainEpoch(train, onStep)
@@ -378,7 +421,7 @@ func (t *Trainer) Fit(train, val Data, epochs int, onStep StepFunc, onEpoch func
 			return err
 		}
 		rep := EpochReport{Epoch: t.Epoch, Train: tl, TrainTime: time.Since(start)}
-		if len(val.X) > 0 {
+		if val.Len() > 0 {
 			vl, err := t.Evaluate(val)
 			if err != nil {
 				return fmt.Errorf("epoch %d: validation: %w", t.Epoch, err)

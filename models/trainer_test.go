@@ -27,26 +27,32 @@ func newToyVAE() *toyVAE {
 	return v
 }
 
-func (v *toyVAE) LatentDim() int      { return 2 }
-func (v *toyVAE) InputShape() []int64 { return []int64{6} }
-func (v *toyVAE) EncodeParams(x *torch.Tensor) (mu, logStd *torch.Tensor) {
-	h := v.enc.Forward(x)
+func (v *toyVAE) LatentDim() int          { return 2 }
+func (v *toyVAE) Device() torch.Device    { return torch.CPU }
+func (v *toyVAE) Describe() (string, any) { return "toy", map[string]int{"latent": 2} }
+func (v *toyVAE) Collate(sc *torch.Scope, ex []Dense) (Batch, error) {
+	return CollateDense(sc, ex, []int64{6}, torch.CPU)
+}
+func (v *toyVAE) EncodeParams(b Batch) (mu, logStd *torch.Tensor) {
+	h := v.enc.Forward(b.(DenseBatch).X)
 	return h.Narrow(1, 0, 2), h.Narrow(1, 2, 2)
 }
-func (v *toyVAE) ReconstructionLoss(z, x *torch.Tensor) *torch.Tensor {
-	return torch.MSELoss(v.dec.Forward(z), x, torch.ReduceMean).MulScalar(6)
+func (v *toyVAE) ReconstructionLoss(z *torch.Tensor, b Batch) *torch.Tensor {
+	return torch.MSELoss(v.dec.Forward(z), b.(DenseBatch).X, torch.ReduceMean).MulScalar(6)
 }
 
 // toyData returns n points on a noisy 2-d plane in R^6 labelled by their
 // first coordinate, every third one unlabelled.
-func toyData(n int) Data {
+func toyData(n int) Data[Dense] {
 	rng := rand.New(rand.NewPCG(3, 4))
-	d := Data{X: make([]float32, 0, 6*n), Labels: make([]float64, n)}
+	d := Data[Dense]{Examples: make([]Dense, n), Labels: make([]float64, n)}
 	for i := range n {
 		a, b := rng.NormFloat64(), rng.NormFloat64()
-		for j := range 6 {
-			d.X = append(d.X, float32(a*float64(j%3)+b*float64(j%2)+0.05*rng.NormFloat64()))
+		x := make(Dense, 6)
+		for j := range x {
+			x[j] = float32(a*float64(j%3) + b*float64(j%2) + 0.05*rng.NormFloat64())
 		}
+		d.Examples[i] = x
 		d.Labels[i] = a
 		if i%3 == 2 {
 			d.Labels[i] = math.NaN()
@@ -55,7 +61,7 @@ func toyData(n int) Data {
 	return d
 }
 
-func toyTrainer(t *testing.T, elbo string) *Trainer {
+func toyTrainer(t *testing.T, elbo string) *Trainer[Dense] {
 	t.Helper()
 	if err := torch.ManualSeed(1); err != nil {
 		t.Fatal(err)
@@ -77,7 +83,7 @@ func toyTrainer(t *testing.T, elbo string) *Trainer {
 func TestTrainerLossDecreases(t *testing.T) {
 	for _, elbo := range []string{"lbo", "tp", "s", "c", "c-hard", "lr", "t", "t-hard"} {
 		tr := toyTrainer(t, elbo)
-		train, val, err := toyData(300).Split(6, 0.2)
+		train, val, err := toyData(300).Split(0.2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,9 +123,11 @@ func TestTrainerBadData(t *testing.T) {
 		t.Errorf("no labels for a metric ELBO: %v", err)
 	}
 	d = toyData(10)
-	d.X = d.X[:len(d.X)-1]
-	if _, err := tr.TrainEpoch(d, nil); err == nil {
-		t.Error("ragged input: no error")
+	for i := range d.Examples {
+		d.Examples[i] = d.Examples[i][:5]
+	}
+	if _, err := tr.TrainEpoch(d, nil); err == nil || !strings.Contains(err.Error(), "has 5 values, want 6") {
+		t.Errorf("ragged input: %v", err)
 	}
 	d = toyData(10)
 	d.Weights = []float64{1}
@@ -137,7 +145,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "toy.pt")
-	if err := tr.Save(path, "toy", map[string]int{"latent": 2}, nil); err != nil {
+	if err := tr.Save(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	h, err := ReadHeader(path, "toy")
@@ -171,11 +179,11 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	// The same batch and seed must now give the same step on both trainers.
 	d := toyData(32)
-	for _, x := range []*Trainer{tr, fresh} {
+	for _, x := range []*Trainer[Dense]{tr, fresh} {
 		if err := torch.ManualSeed(9); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.TrainBatch(d.X, d.Labels); err != nil {
+		if _, err := x.TrainBatch(d.Examples, d.Labels); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,10 @@
 package models
 
-import "github.com/tlbo-native/tlbo-native/torch"
+import (
+	"fmt"
+
+	"github.com/tlbo-native/tlbo-native/torch"
+)
 
 // Network is what the trainer needs of a module tree (nn.Base provides it).
 type Network interface {
@@ -8,30 +12,126 @@ type Network interface {
 	StateDict() []torch.Named
 	LoadStateDict(sd []torch.Named) error
 	SetTraining(on bool)
+	IsTraining() bool
 	To(dev torch.Device) error
+	// Device is where the network's tensors are.
+	Device() torch.Device
+	// Close releases the network's tensors.
+	Close()
+	// Describe returns the network's kind (e.g. "expression-gvae") and its
+	// configuration, recorded in checkpoint headers so that Load rebuilds
+	// the network without flags.
+	Describe() (kind string, config any)
 }
 
-// VAE is the network-specific part of a variational autoencoder; the ELBO, the
-// metric and prediction terms and the training loop are shared (Trainer).
-type VAE interface {
+// Batch is a mini-batch in a network's own form, on the network's device:
+// one dense tensor for images and one-hot matrices, trees and graphs as
+// index tensors for the JT-VAE. Only the network that made it reads it.
+type Batch interface {
+	// Len is the number of examples in the batch.
+	Len() int
+}
+
+// VAE is the network-specific part of a variational autoencoder whose
+// examples (one training object in host memory, as the network takes it) have
+// type E; the ELBO, the metric and prediction terms and the training loop are
+// shared (Trainer).
+type VAE[E any] interface {
 	Network
 	// LatentDim is the size of the latent vectors.
 	LatentDim() int
-	// InputShape is the shape of one example, e.g. [15 12] for the grammar VAE.
-	InputShape() []int64
+	// Collate turns examples into a batch on the network's device; the
+	// tensors it makes belong to sc.
+	Collate(sc *torch.Scope, examples []E) (Batch, error)
 	// EncodeParams returns the mean and the log standard deviation (B, latent)
-	// of q(z|x) for a batch x of shape (B, InputShape...).
-	EncodeParams(x *torch.Tensor) (mu, logStd *torch.Tensor)
-	// ReconstructionLoss returns the scalar reconstruction loss of the batch x
+	// of q(z|x) for a batch.
+	EncodeParams(b Batch) (mu, logStd *torch.Tensor)
+	// ReconstructionLoss returns the scalar reconstruction loss of the batch
 	// decoded from latent samples z (B, latent), averaged over the batch.
-	ReconstructionLoss(z, x *torch.Tensor) *torch.Tensor
+	ReconstructionLoss(z *torch.Tensor, b Batch) *torch.Tensor
 }
 
-// InputSize returns the number of elements of one example of v.
-func InputSize(v VAE) int {
-	n := 1
-	for _, s := range v.InputShape() {
-		n *= int(s)
+// DenseBatch is the batch of networks whose examples are fixed-size float32
+// arrays (Dense): one tensor of shape (B, example shape...).
+type DenseBatch struct {
+	X *torch.Tensor
+}
+
+// Len returns the number of examples (0 when X carries an error).
+func (b DenseBatch) Len() int {
+	if s := b.X.Shape(); len(s) > 0 {
+		return int(s[0])
 	}
-	return n
+	return 0
+}
+
+// Dense is one example of a dense network: its values in row-major order.
+type Dense = []float32
+
+// CollateDense stacks examples of the given shape into one float32 tensor
+// (len(examples), shape...) on dev, owned by sc.
+func CollateDense(sc *torch.Scope, examples []Dense, shape []int64, dev torch.Device) (DenseBatch, error) {
+	size := 1
+	for _, s := range shape {
+		size *= int(s)
+	}
+	flat := make([]float32, 0, len(examples)*size)
+	for i, e := range examples {
+		if len(e) != size {
+			return DenseBatch{}, fmt.Errorf("batch: example %d has %d values, want %d (shape %v)", i, len(e), size, shape)
+		}
+		flat = append(flat, e...)
+	}
+	full := append([]int64{int64(len(examples))}, shape...)
+	x := sc.Own(torch.FromFloat32(flat, full...)).To(dev)
+	return DenseBatch{X: x}, x.Err()
+}
+
+// SplitDense cuts n examples of size values each out of flat (row-major),
+// sharing its memory.
+func SplitDense(flat []float32, size int) ([]Dense, error) {
+	if size <= 0 || len(flat)%size != 0 {
+		return nil, fmt.Errorf("%d values do not make whole examples of %d values", len(flat), size)
+	}
+	out := make([]Dense, len(flat)/size)
+	for i := range out {
+		out[i] = flat[i*size : (i+1)*size : (i+1)*size]
+	}
+	return out, nil
+}
+
+// evalBatchSize bounds the batches of EncodeMeans.
+const evalBatchSize = 4096
+
+// EncodeMeans returns the encoder means (len(examples) x latent, row-major)
+// of the examples, in evaluation mode without gradients; the network's mode
+// is restored afterwards.
+func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
+	out := make([]float64, 0, len(examples)*v.LatentDim())
+	training := v.IsTraining()
+	v.SetTraining(false)
+	defer v.SetTraining(training)
+	var err error
+	torch.NoGrad(func() {
+		for lo := 0; lo < len(examples) && err == nil; lo += evalBatchSize {
+			var mu []float64
+			mu, err = encodeBatch(v, examples[lo:min(lo+evalBatchSize, len(examples))])
+			out = append(out, mu...)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return out, nil
+}
+
+func encodeBatch[E any](v VAE[E], examples []E) ([]float64, error) {
+	sc := torch.NewScope()
+	defer sc.Close()
+	b, err := v.Collate(sc, examples)
+	if err != nil {
+		return nil, err
+	}
+	mu, _ := v.EncodeParams(b)
+	return mu.Float64s()
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -14,14 +17,26 @@ func checkpointCommand() *cli.Command {
 		Name:  "checkpoint",
 		Usage: "work with state-dict checkpoints (.pt from PyTorch or tlbo-native, .npz)",
 		Subcommands: []*cli.Command{{
-			Name:      "inspect",
-			Usage:     "print one line per tensor: name dtype shape, in file order",
+			Name: "inspect",
+			Usage: "print the header beside FILE (network kind, configuration, training state) when there is one, " +
+				"then one line per tensor: name dtype shape, in file order",
 			ArgsUsage: "FILE",
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return fmt.Errorf("checkpoint inspect: want one FILE, got %d arguments", c.NArg())
 				}
-				sd, err := torch.Load(c.Args().First())
+				path := c.Args().First()
+				if _, err := os.Stat(models.HeaderPath(path)); err == nil {
+					h, err := models.ReadHeader(path, "")
+					if err != nil {
+						return err
+					}
+					fmt.Printf("network %s\nmodel %s\n", h.Network, h.Model)
+					if st := h.Training; st != nil {
+						fmt.Printf("training elbo=%s step=%d epoch=%d lr=%g batch=%d\n", st.ELBO.Name, st.Step, st.Epoch, st.LR, st.BatchSize)
+					}
+				}
+				sd, err := torch.Load(path)
 				if err != nil {
 					return fmt.Errorf("checkpoint inspect: %w", err)
 				}
@@ -31,7 +46,32 @@ func checkpointCommand() *cli.Command {
 				}
 				return nil
 			},
-		}},
+		}, checkpointImportCommand()},
+	}
+}
+
+// checkpointImportCommand converts a checkpoint of the authors' code.
+func checkpointImportCommand() *cli.Command {
+	return &cli.Command{
+		Name: "import",
+		Usage: "convert a checkpoint written by the authors' code (a Lightning .ckpt or a bare state dict) " +
+			"into ours: FILE.pt and its header FILE.json",
+		Flags: append([]cli.Flag{taskFlag(),
+			&cli.StringFlag{Name: "from", Usage: "the authors' checkpoint", Required: true},
+			&cli.StringFlag{Name: "vocab", Usage: "molecule task: the cluster vocabulary of the checkpoint"},
+			&cli.StringFlag{Name: "out", Usage: "our checkpoint FILE.pt", Required: true},
+		}, taskOptionFlags()...),
+		Action: func(c *cli.Context) error {
+			t, err := lookupTask(c)
+			if err != nil {
+				return err
+			}
+			env, err := taskEnv(c, t)
+			if err != nil {
+				return err
+			}
+			return t.Import(env, task.ImportRequest{From: c.String("from"), Vocab: c.String("vocab"), Out: c.String("out")})
+		},
 	}
 }
 

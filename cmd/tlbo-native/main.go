@@ -28,6 +28,7 @@ func main() {
 			topologyCommand(),
 		},
 	}
+	app.Commands = append(app.Commands, codecCommands()...)
 	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "tlbo-native:", err)
 		os.Exit(1)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
@@ -16,8 +15,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/bo/adapters"
-	"github.com/tlbo-native/tlbo-native/internal/task/expression"
-	"github.com/tlbo-native/tlbo-native/internal/task/toy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -25,134 +23,121 @@ import (
 // optimizeCommand runs T-LBO (Algorithm 1) on a task.
 func optimizeCommand() *cli.Command {
 	d := bo.DefaultConfig()
+	perTask := func(get func(task.Defaults) string) string { return " (" + defaultsUsage(get) + ")" }
+	flags := []cli.Flag{taskFlag(),
+		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header)", Required: true}}
+	flags = append(flags, elboFlags()...)
+	flags = append(flags,
+		&cli.StringFlag{Name: "strategy", Value: d.Strategy, Usage: "bo or random"},
+		&cli.IntFlag{Name: "budget", Usage: "number of queries B" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.Budget) })},
+		&cli.IntFlag{Name: "retrain-every", Usage: "queries between retrainings r" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.RetrainEvery) })},
+		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform weights" + perTask(func(d task.Defaults) string { return fmtFloat(d.RankK) })},
+		&cli.Float64Flag{Name: "initial-retrain-epochs", Usage: "retraining before the first query" +
+			perTask(func(d task.Defaults) string { return fmtFloat(d.InitialRetrainEpochs) })},
+		&cli.Float64Flag{Name: "retrain-epochs", Usage: "retraining every r queries" + perTask(func(d task.Defaults) string { return fmtFloat(d.RetrainEpochs) })},
+		&cli.IntFlag{Name: "retrain-batch-size", Usage: "retraining mini-batch size" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.RetrainBatchSize) })},
+		&cli.Float64Flag{Name: "retrain-grad-clip", Usage: "retraining gradient-norm clipping, 0 for none" +
+			perTask(func(d task.Defaults) string { return fmtFloat(d.RetrainGradClip) })},
+		&cli.StringFlag{Name: "acq", Value: d.Acq, Usage: "ei or logei"},
+		&cli.IntFlag{Name: "n-best", Usage: "best points of the GP's training set" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.NBest) })},
+		&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.NRand) })},
+		&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.Inducing) })},
+		&cli.StringFlag{Name: "kernel", Value: d.Kernel, Usage: "rbf or matern52"},
+		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
+		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
+		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
+		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: best points refined by L-BFGS-B"},
+		&cli.IntFlag{Name: "samples-per-model", Usage: "prior samples decoded and scored per model version"},
+		&cli.Float64Flag{Name: "labelled-fraction", Usage: "semi-supervised: start from this fraction of the labelled data"},
+		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point (0: the network's default)"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed of every random choice of the run"},
+		deviceFlag, threadsFlag,
+		&cli.StringFlag{Name: "run-dir", Usage: "run directory", Required: true},
+		&cli.BoolFlag{Name: "resume", Usage: "continue the run in --run-dir"},
+		&cli.IntFlag{Name: "top", Value: 5, Usage: "best objects printed at the end"},
+	)
+	flags = append(append(flags, dataFlags()...), taskOptionFlags()...)
 	return &cli.Command{
 		Name:  "optimize",
 		Usage: "Bayesian optimisation in the latent space of a pretrained VAE, retrained every r queries (T-LBO)",
 		Description: "Everything of a run lives in --run-dir: config.json, journal.jsonl (one line per query,\n" +
 			"flushed before the next), results.npz, the model versions model-v<N>/ and best.png.\n" +
 			"--resume continues a killed run where it stopped; a different configuration is refused.\n" +
-			"--elbo picks the retraining objective (lbo, w, tp, s, c, c-hard, lr, t, t-hard); w is LBO with\n" +
-			"a warped GP (W-LBO). --strategy random samples the latent prior instead of maximising EI.\n" +
-			"--task toy is a small synthetic task (no network) for trying the loop out.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "task", Value: "expression", Usage: "expression or toy"},
-			&cli.StringFlag{Name: "data-dir", Usage: "data directory holding expression/" + expression.DataFileName},
-			&cli.StringFlag{Name: "target", Value: expression.DefaultTarget, Usage: "expression task: target expression of x"},
-			&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header)"},
-			&cli.StringFlag{Name: "elbo", Value: "t", Usage: "retraining ELBO: " + strings.Join(models.ELBONames(), ", ")},
-			&cli.Float64Flag{Name: "metric-weight", Value: 10, Usage: "beta_metric, the metric-loss weight (the paper's 10 for expressions)"},
-			&cli.Float64Flag{Name: "eta", Value: models.DefaultEta, Usage: "metric-loss threshold between positives and negatives"},
-			&cli.Float64Flag{Name: "nu", Usage: "soft triplet temperature (0: unset, w_p = w_n = 1)"},
-			&cli.StringFlag{Name: "strategy", Value: d.Strategy, Usage: "bo or random"},
-			&cli.IntFlag{Name: "budget", Value: d.Budget, Usage: "number of queries B"},
-			&cli.IntFlag{Name: "retrain-every", Value: d.RetrainEvery, Usage: "queries between retrainings r"},
-			&cli.StringFlag{Name: "k", Value: "1e-3", Usage: "rank-weight k (inf: uniform weights)"},
-			&cli.Float64Flag{Name: "initial-retrain-epochs", Value: d.InitialRetrainEpochs, Usage: "retraining before the first query"},
-			&cli.Float64Flag{Name: "retrain-epochs", Value: d.RetrainEpochs, Usage: "retraining every r queries"},
-			&cli.StringFlag{Name: "acq", Value: d.Acq, Usage: "ei or logei"},
-			&cli.IntFlag{Name: "n-best", Value: d.NBest, Usage: "best points of the GP's training set"},
-			&cli.IntFlag{Name: "n-rand", Value: d.NRand, Usage: "random points of the GP's training set"},
-			&cli.IntFlag{Name: "inducing", Value: d.Inducing, Usage: "inducing points (0: exact GP)"},
-			&cli.StringFlag{Name: "kernel", Value: d.Kernel, Usage: "rbf or matern52"},
-			&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
-			&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
-			&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
-			&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: best points refined by L-BFGS-B"},
-			&cli.IntFlag{Name: "samples-per-model", Usage: "prior samples decoded and scored per model version"},
-			&cli.Float64Flag{Name: "labelled-fraction", Usage: "semi-supervised: start from this fraction of the labelled data"},
-			&cli.IntFlag{Name: "decode-attempts", Value: 20, Usage: "expression task: stochastic decodings per point"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of every random choice of the run"},
-			deviceFlag, threadsFlag,
-			&cli.StringFlag{Name: "run-dir", Usage: "run directory", Required: true},
-			&cli.BoolFlag{Name: "resume", Usage: "continue the run in --run-dir"},
-			&cli.IntFlag{Name: "top", Value: 5, Usage: "best objects printed at the end"},
-		},
+			"--elbo picks the retraining objective (default t); w is LBO with a warped GP (W-LBO).\n" +
+			"--strategy random samples the latent prior instead of maximising EI. Flags left unset take\n" +
+			"the task's defaults (DESIGN.md section 9).",
+		Flags:  flags,
 		Action: optimizeAction,
 	}
 }
 
-// optimizeConfig reads the loop's configuration from the flags.
-func optimizeConfig(c *cli.Context) (bo.Config, error) {
-	k, err := strconv.ParseFloat(c.String("k"), 64)
+// optimizeConfig reads the loop's configuration from the flags, unset ones
+// from the task's defaults.
+func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, error) {
+	td := t.Defaults()
+	k, err := parseK(c, "k", td.RankK)
 	if err != nil {
-		return bo.Config{}, fmt.Errorf("--k %q: %w", c.String("k"), err)
+		return bo.Config{}, err
 	}
-	cfg := bo.Config{
-		Strategy: c.String("strategy"), Budget: c.Int("budget"), RetrainEvery: c.Int("retrain-every"), RankK: k,
-		InitialRetrainEpochs: c.Float64("initial-retrain-epochs"), RetrainEpochs: c.Float64("retrain-epochs"),
-		NBest: c.Int("n-best"), NRand: c.Int("n-rand"), Inducing: c.Int("inducing"), Kernel: c.String("kernel"),
-		Warp: strings.EqualFold(c.String("elbo"), "w"), Acq: c.String("acq"), BestQuantile: c.Float64("best-quantile"),
-		Tau: c.Float64("tau"), RawSamples: c.Int("raw-samples"), Restarts: c.Int("restarts"),
-		SamplesPerModel: c.Int("samples-per-model"), LabelledFraction: c.Float64("labelled-fraction"),
-		Seed: c.Uint64("seed"),
+	cfg := bo.DefaultConfig()
+	cfg.Strategy, cfg.Budget, cfg.RetrainEvery, cfg.RankK = c.String("strategy"), intOr(c, "budget", td.Budget), intOr(c, "retrain-every", td.RetrainEvery), k
+	cfg.InitialRetrainEpochs = floatOr(c, "initial-retrain-epochs", td.InitialRetrainEpochs)
+	cfg.RetrainEpochs = floatOr(c, "retrain-epochs", td.RetrainEpochs)
+	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", td.NBest), intOr(c, "n-rand", td.NRand), intOr(c, "inducing", td.Inducing)
+	cfg.Kernel, cfg.Warp, cfg.Acq, cfg.BestQuantile = c.String("kernel"), elbo.Name == "w", c.String("acq"), c.Float64("best-quantile")
+	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
+	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
+	cfg.Extra = map[string]string{"task": t.Name(), "elbo": elbo.Name,
+		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", elbo.MetricWeight, elbo.PredWeight,
+			elbo.Metric.Eta, elbo.Metric.Nu, elbo.Metric.Margin),
+		"retrain": fmt.Sprintf("batch=%d clip=%g", intOr(c, "retrain-batch-size", td.RetrainBatchSize),
+			floatOr(c, "retrain-grad-clip", td.RetrainGradClip)),
 	}
-	def := bo.DefaultConfig()
-	cfg.PerturbSigma, cfg.PerturbGrowth, cfg.PerturbTries = def.PerturbSigma, def.PerturbGrowth, def.PerturbTries
-	cfg.Extra = map[string]string{"task": c.String("task"), "elbo": strings.ToLower(c.String("elbo"))}
 	return cfg, cfg.Validate()
 }
 
 func optimizeAction(c *cli.Context) error {
-	cfg, err := optimizeConfig(c)
+	t, err := lookupTask(c)
 	if err != nil {
 		return err
 	}
-	switch c.String("task") {
-	case "toy":
-		p, err := toy.New(3, 8, 1)
-		if err != nil {
-			return err
-		}
-		return runOptimize[[]float64](c, cfg, p.Task(), p.Model(), p.Data(200, 2))
-	case "expression":
-		return optimizeExpression(c, cfg)
+	elboName := "t"
+	if c.IsSet("elbo") {
+		elboName = c.String("elbo")
 	}
-	return fmt.Errorf("--task %q: want expression or toy", c.String("task"))
-}
-
-// optimizeExpression loads the expression data subset and the grammar VAE.
-func optimizeExpression(c *cli.Context, cfg bo.Config) error {
-	if c.String("vae") == "" {
-		return fmt.Errorf("--vae: the expression task needs a pretrained grammar VAE checkpoint (see the train verb)")
+	elbo, err := elboFromFlags(c, t, elboName)
+	if err != nil {
+		return err
+	}
+	cfg, err := optimizeConfig(c, t, elbo)
+	if err != nil {
+		return err
 	}
 	dev, err := setupTorch(c)
 	if err != nil {
 		return err
 	}
-	elbo, err := models.ParseELBO(c.String("elbo"))
-	if err != nil {
-		return fmt.Errorf("--elbo: %w", err)
-	}
-	elbo.MetricWeight = c.Float64("metric-weight")
-	if elbo.Metric.Eta > 0 {
-		elbo.Metric.Eta = c.Float64("eta")
-	}
-	if nu := c.Float64("nu"); nu > 0 {
-		elbo.Metric.Nu = nu
-	}
-	obj, err := expression.NewObjective(c.String("target"))
-	if err != nil {
-		return fmt.Errorf("--target: %w", err)
-	}
-	ds, err := expression.Load(expression.LoadOptions{DataDir: c.String("data-dir"), Target: c.String("target"), Log: os.Stderr})
+	env, err := taskEnv(c, t)
 	if err != nil {
 		return err
 	}
-	var data bo.Data[string]
-	for _, i := range expression.Subset(ds.Scores, 0) {
-		text, err := adapters.Canonical(ds.Exprs[i])
-		if err != nil {
-			return fmt.Errorf("data set expression %d: %w", i, err)
-		}
-		data.Objects = append(data.Objects, text)
-		data.Scores = append(data.Scores, ds.Scores[i])
+	env.Device = dev
+	obj, err := t.Objective(env)
+	if err != nil {
+		return err
 	}
-	model, err := adapters.NewExpressionModel(c.String("vae"), adapters.ExpressionOptions{
-		ELBO: elbo, Attempts: c.Int("decode-attempts"), Device: dev,
-	})
+	ds, err := t.Dataset(env)
+	if err != nil {
+		return err
+	}
+	td := t.Defaults()
+	m, err := t.OpenModel(env, task.ModelRequest{Path: c.String("vae"), ELBO: elbo, LR: td.LR,
+		BatchSize: intOr(c, "retrain-batch-size", td.RetrainBatchSize), GradClip: floatOr(c, "retrain-grad-clip", td.RetrainGradClip),
+		Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}})
 	if err != nil {
 		return fmt.Errorf("--vae: %w", err)
 	}
+	model := adapters.NewModel(m)
 	defer model.Close()
 	// Files are identified by content, so that a moved run or data
 	// directory still resumes; bo adds the data's digest.
@@ -161,22 +146,24 @@ func optimizeExpression(c *cli.Context, cfg bo.Config) error {
 		return fmt.Errorf("--vae: %w", err)
 	}
 	cfg.Extra["vae-sha256"] = sum
-	cfg.Extra["target"] = obj.Target()
 	cfg.Extra["device"] = dev.String()
 	cfg.Extra["decode-attempts"] = strconv.Itoa(c.Int("decode-attempts"))
-	cfg.Extra["elbo-params"] = fmt.Sprintf("metric-weight=%g eta=%g nu=%g", elbo.MetricWeight, elbo.Metric.Eta, elbo.Metric.Nu)
+	cfg.Extra["data-source"] = ds.Source
+	for k, v := range obj.Describe() {
+		cfg.Extra[k] = v
+	}
 	if err := torch.ManualSeed(cfg.Seed); err != nil {
 		return err
 	}
-	return runOptimize[string](c, cfg, adapters.ExpressionTask{Objective: obj}, model, data)
+	return runOptimize(c, env, t, cfg, adapters.Task(obj), model, bo.Data[any]{Objects: ds.Objects, Scores: ds.Scores})
 }
 
 // runOptimize runs the loop with a progress bar, then prints the best
 // objects and writes DIR/best.png.
-func runOptimize[O any](c *cli.Context, cfg bo.Config, task bo.Task[O], model bo.Model[O], data bo.Data[O]) error {
+func runOptimize(c *cli.Context, env *task.Env, t task.Task, cfg bo.Config, obj bo.Task[any], model bo.Model[any], data bo.Data[any]) error {
 	dir := c.String("run-dir")
 	rep := newReporter(cfg.Budget)
-	res, err := bo.Run(cfg, task, model, data, bo.Options{Dir: dir, Resume: c.Bool("resume"), Progress: rep.progress, Logf: rep.logf})
+	res, err := bo.Run(cfg, obj, model, data, bo.Options{Dir: dir, Resume: c.Bool("resume"), Progress: rep.progress, Logf: rep.logf})
 	rep.finish()
 	if err != nil {
 		if res != nil && len(res.Queries) > 0 {
@@ -189,8 +176,15 @@ func runOptimize[O any](c *cli.Context, cfg bo.Config, task bo.Task[O], model bo
 	}
 	fmt.Printf("best of the start: %.6g\n", res.InitialBest)
 	fmt.Printf("top %d of %d queries:\n", c.Int("top"), len(res.Queries))
+	var best []task.Scored
 	for i, q := range res.Top(c.Int("top")) {
 		fmt.Printf("%2d  %.6g  %s  (query %d, model v%d)\n", i+1, q.Score, q.Object, q.Index, q.Version)
+		if o, err := obj.Parse(q.Object); err == nil {
+			best = append(best, task.Scored{Object: o, Score: q.Score, Query: q.Index})
+		}
+	}
+	if err := t.Plots(env, dir, best); err != nil {
+		return err
 	}
 	fmt.Printf("best score %.6g: %s\n", res.Best, res.BestObject)
 	cv, err := bo.ReadCurve(dir)

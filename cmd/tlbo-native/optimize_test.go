@@ -7,23 +7,51 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
 
-func runBO(args ...string) error {
-	app := &cli.App{Name: "tlbo-native", Commands: []*cli.Command{optimizeCommand(), plotCommand()}}
+func runCLI(args ...string) error {
+	app := &cli.App{Name: "tlbo-native", Commands: append([]*cli.Command{trainCommand(), optimizeCommand(), plotCommand(),
+		checkpointCommand()}, codecCommands()...)}
 	return app.Run(append([]string{"tlbo-native"}, args...))
 }
 
-func TestOptimizeToyAndPlot(t *testing.T) {
+// tinyExpressionData writes a data directory of 400 grammar-sampled
+// expressions.
+func tinyExpressionData(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
-	toy := []string{"optimize", "--task", "toy", "--budget", "6", "--retrain-every", "3", "--n-best", "30",
-		"--n-rand", "10", "--inducing", "0", "--raw-samples", "64", "--restarts", "2"}
+	if err := os.MkdirAll(filepath.Join(dir, "expression"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(expression.Generate(400, 1), "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "expression", expression.DataFileName), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestTrainOptimizeAndPlot runs the verbs as a user would on a small
+// expression data set: pretraining, three short runs (two seeds of T-LBO,
+// random search), the plot of all, a refused resume, bad flags, and the
+// error for a missing data set.
+func TestTrainOptimizeAndPlot(t *testing.T) {
+	data, dir := tinyExpressionData(t), t.TempDir()
+	vae := filepath.Join(dir, "gvae.pt")
+	if err := runCLI("train", "--task", "expression", "--data-dir", data, "--epochs", "1", "--batch-size", "64",
+		"--prior-samples", "10", "--decode-attempts", "2", "--out", vae); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"optimize", "--task", "expression", "--data-dir", data, "--vae", vae, "--budget", "4", "--retrain-every", "2",
+		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0.2", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2"}
 	for _, seed := range []string{"1", "2"} {
-		if err := runBO(append(toy, "--seed", seed, "--run-dir", filepath.Join(dir, "bo"+seed))...); err != nil {
+		if err := runCLI(append(run, "--seed", seed, "--run-dir", filepath.Join(dir, "bo"+seed))...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := runBO(append(toy, "--strategy", "random", "--run-dir", filepath.Join(dir, "rs"))...); err != nil {
+	if err := runCLI(append(run, "--strategy", "random", "--run-dir", filepath.Join(dir, "rs"))...); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"bo1/best.png", "bo1/results.npz", "bo1/journal.jsonl", "bo1/config.json", "bo1/model-v1/model.pt"} {
@@ -32,21 +60,44 @@ func TestOptimizeToyAndPlot(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "all.png")
-	if err := runBO("plot", "--out", out, filepath.Join(dir, "bo1"), filepath.Join(dir, "bo2"), filepath.Join(dir, "rs")); err != nil {
+	if err := runCLI("plot", "--out", out, filepath.Join(dir, "bo1"), filepath.Join(dir, "bo2"), filepath.Join(dir, "rs")); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
 		t.Errorf("plot: %v", err)
 	}
 	// Resuming with another k is refused, naming it.
-	err := runBO(append(toy, "--seed", "1", "--k", "0.1", "--resume", "--run-dir", filepath.Join(dir, "bo1"))...)
+	err := runCLI(append(run, "--seed", "1", "--k", "0.1", "--resume", "--run-dir", filepath.Join(dir, "bo1"))...)
 	if err == nil || !strings.Contains(err.Error(), `k: the run has "0.001", now "0.1"`) {
 		t.Errorf("resume with another k: %v", err)
 	}
-	if err := runBO("optimize", "--task", "toy", "--k", "many", "--run-dir", dir); err == nil || !strings.Contains(err.Error(), "--k") {
+	if err := runCLI(append(run, "--k", "many", "--run-dir", t.TempDir())...); err == nil || !strings.Contains(err.Error(), "--k") {
 		t.Errorf("--k many: %v, want an error naming --k", err)
 	}
-	if err := runBO("plot", "--out", out, filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+	if err := runCLI(append(run, "--nu", "0.05", "--elbo", "c", "--run-dir", t.TempDir())...); err == nil || !strings.Contains(err.Error(), "--nu") {
+		t.Errorf("--nu with the contrastive ELBO: %v, want an error naming --nu", err)
+	}
+	if err := runCLI("plot", "--out", out, filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("plot of a missing run: %v", err)
+	}
+	if err := runCLI("optimize", "--task", "nonesuch", "--vae", vae, "--run-dir", t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown task "nonesuch"`) {
+		t.Errorf("unknown task: %v", err)
+	}
+	empty := t.TempDir()
+	err = runCLI("train", "--task", "expression", "--data-dir", empty, "--epochs", "1", "--out", filepath.Join(dir, "x.pt"))
+	if err == nil || !strings.Contains(err.Error(), "--synthetic-data") || !strings.Contains(err.Error(), empty) {
+		t.Errorf("missing data set: %v", err)
+	}
+	// encode and decode through the command line.
+	in, z, dec := filepath.Join(dir, "in.txt"), filepath.Join(dir, "z.npy"), filepath.Join(dir, "dec.txt")
+	os.WriteFile(in, []byte("x * 2\nexp( x ) / 3\n"), 0o644)
+	if err := runCLI("encode", "--task", "expression", "--vae", vae, "--in", in, "--out", z); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCLI("decode", "--task", "expression", "--vae", vae, "--in", z, "--out", dec, "--seed", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(dec); err != nil || strings.Count(string(b), "\n") != 2 {
+		t.Errorf("decoded %q, %v", b, err)
 	}
 }

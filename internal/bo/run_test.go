@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/bo/botest"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
-	"github.com/tlbo-native/tlbo-native/internal/task/toy"
 )
 
 // toyConfig is a small, fast configuration for the toy problem: three
@@ -33,9 +33,9 @@ func toyConfig() bo.Config {
 	return c
 }
 
-func newToy(t testing.TB) (*toy.Problem, bo.Data[[]float64]) {
+func newToy(t testing.TB) (*botest.Problem, bo.Data[[]float64]) {
 	t.Helper()
-	p, err := toy.New(3, 8, 1)
+	p, err := botest.New(3, 8, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestRefuseOtherConfig(t *testing.T) {
 // crashTask panics at evaluation number `at`, as a kill during an
 // evaluation would stop the run.
 type crashTask struct {
-	toy.Task
+	botest.Task
 	n, at int
 }
 
@@ -285,7 +285,7 @@ func TestCorruptJournal(t *testing.T) {
 
 // slowTask sleeps before each evaluation so that the parent test can kill
 // the child process in the middle of the run.
-type slowTask struct{ toy.Task }
+type slowTask struct{ botest.Task }
 
 func (s slowTask) Score(x []float64) (float64, error) {
 	time.Sleep(15 * time.Millisecond)

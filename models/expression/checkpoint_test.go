@@ -23,12 +23,12 @@ func TestCheckpoint(t *testing.T) {
 	m := newTestModel(t)
 	tr := tinyTrainer(t, m, "tp")
 	x, y, _ := randomDerivations(64, 5)
-	if _, err := tr.TrainEpoch(models.Data{X: x, Labels: y}, nil); err != nil {
+	if _, err := tr.TrainEpoch(models.Data[models.Dense]{Examples: dense(t, x), Labels: y}, nil); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "gvae.pt")
-	if err := SaveTrainer(path, m, tr, nil); err != nil {
+	if err := tr.Save(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, models.HeaderPath(path), models.AdamPath(path)} {
@@ -54,7 +54,7 @@ func TestCheckpoint(t *testing.T) {
 	}
 	assertClose(t, "means after reload", got, want, 0)
 
-	resumed, rt, err := LoadTrainer(path, torch.CPU)
+	resumed, rt, err := models.LoadTrainer[models.Dense](path, torch.CPU, NetworkKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +65,10 @@ func TestCheckpoint(t *testing.T) {
 
 	// A network saved alone has no training state to resume.
 	alone := filepath.Join(dir, "alone.pt")
-	if err := m.Save(alone); err != nil {
+	if err := models.SaveNetwork(alone, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadTrainer(alone, torch.CPU); err == nil || !strings.Contains(err.Error(), "training") {
+	if _, _, err := models.LoadTrainer[models.Dense](alone, torch.CPU, NetworkKind); err == nil || !strings.Contains(err.Error(), "training") {
 		t.Errorf("resuming a network-only checkpoint: %v", err)
 	}
 

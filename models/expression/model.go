@@ -3,7 +3,9 @@
 // encoder of the one-hot rule sequence, a GRU decoder, grammar-masked
 // teacher-forced reconstruction and grammar-masked Gumbel-max decoding.
 //
-// The model implements models.VAE, so models.Trainer trains it with any ELBO.
+// The model implements models.VAE on dense examples (one-hot matrices), so
+// models.Trainer trains it with any ELBO; it registers its kind with
+// models.RegisterNetwork, so models.Load reads its checkpoints.
 // It takes the grammar as plain data (Grammar) and knows nothing of the task's
 // text; state-dict names follow the reference's PyTorch module, so a
 // checkpoint loads into it with Python's torch.load.
@@ -26,7 +28,7 @@ const NetworkKind = "expression-gvae"
 // valid result Decode keeps (the reference's 20).
 const DefaultAttempts = 20
 
-// evalBatch bounds the batch of EncodeMeans and DecodeLogits.
+// evalBatch bounds the batch of DecodeLogits.
 const evalBatch = 4096
 
 // Config is the network's shape; it is stored in checkpoint headers.
@@ -124,13 +126,25 @@ func (m *Model) To(dev torch.Device) error {
 // LatentDim returns the latent dimension.
 func (m *Model) LatentDim() int { return m.cfg.Latent }
 
-// InputShape returns [MaxLen, productions].
+// InputShape returns [MaxLen, productions], the shape of one example.
 func (m *Model) InputShape() []int64 {
 	return []int64{int64(m.cfg.MaxLen), int64(m.cfg.Grammar.numProductions())}
 }
 
-// EncodeParams returns mu and log-std (B, latent) of one-hot x (B, T, P).
-func (m *Model) EncodeParams(x *torch.Tensor) (mu, logStd *torch.Tensor) { return m.enc.forward(x) }
+// Describe returns the network kind and its configuration.
+func (m *Model) Describe() (string, any) { return NetworkKind, m.cfg }
+
+// Collate stacks one-hot matrices (T x P values each) into a (B, T, P)
+// tensor on the network's device.
+func (m *Model) Collate(sc *torch.Scope, examples []models.Dense) (models.Batch, error) {
+	return models.CollateDense(sc, examples, m.InputShape(), m.device)
+}
+
+// EncodeParams returns mu and log-std (B, latent) of a batch of one-hot
+// matrices.
+func (m *Model) EncodeParams(b models.Batch) (mu, logStd *torch.Tensor) {
+	return m.enc.forward(b.(models.DenseBatch).X)
+}
 
 // Logits returns the decoder's unmasked logits (B, T, P) for z (B, latent).
 func (m *Model) Logits(z *torch.Tensor) *torch.Tensor { return m.dec.forward(z) }
@@ -139,7 +153,8 @@ func (m *Model) Logits(z *torch.Tensor) *torch.Tensor { return m.dec.forward(z) 
 // the binary cross-entropy, averaged over every element, between the one-hot
 // x and the softmax of the logits restricted at each step to the productions
 // of the true rule's left-hand side, times T (as the reference).
-func (m *Model) ReconstructionLoss(z, x *torch.Tensor) *torch.Tensor {
+func (m *Model) ReconstructionLoss(z *torch.Tensor, b models.Batch) *torch.Tensor {
+	x := b.(models.DenseBatch).X
 	p := int64(m.cfg.Grammar.numProductions())
 	masks := own(x, torch.FromFloat32(m.ruleMasks, p, p)).To(x.Device()).ToDType(x.DType())
 	probs := maskedProbs(m.Logits(z), x, masks)
@@ -167,36 +182,11 @@ func (m *Model) evaluate(fn func() error) error {
 // EncodeMeans returns the encoder means (n x latent, row-major) of n one-hot
 // matrices x (n x T x P, row-major), in evaluation mode.
 func (m *Model) EncodeMeans(x []float32) ([]float64, error) {
-	size := m.cfg.MaxLen * m.cfg.Grammar.numProductions()
-	if len(x) == 0 || len(x)%size != 0 {
+	ex, err := models.SplitDense(x, m.cfg.MaxLen*m.cfg.Grammar.numProductions())
+	if err != nil || len(ex) == 0 {
 		return nil, fmt.Errorf("grammar VAE encode: %d values are not whole %dx%d one-hot matrices", len(x), m.cfg.MaxLen, m.cfg.Grammar.numProductions())
 	}
-	n := len(x) / size
-	out := make([]float64, 0, n*m.cfg.Latent)
-	err := m.evaluate(func() error {
-		for lo := 0; lo < n; lo += evalBatch {
-			hi := min(lo+evalBatch, n)
-			v, err := m.encodeBatch(x[lo*size : hi*size])
-			if err != nil {
-				return err
-			}
-			out = append(out, v...)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("grammar VAE encode: %w", err)
-	}
-	return out, nil
-}
-
-func (m *Model) encodeBatch(x []float32) ([]float64, error) {
-	sc := torch.NewScope()
-	defer sc.Close()
-	shape := append([]int64{int64(len(x) / (m.cfg.MaxLen * m.cfg.Grammar.numProductions()))}, m.InputShape()...)
-	xt := sc.Own(torch.FromFloat32(x, shape...)).To(m.device)
-	mu, _ := m.EncodeParams(xt)
-	return mu.Float64s()
+	return models.EncodeMeans[models.Dense](m, ex)
 }
 
 // DecodeLogits returns the decoder's logits (n x T x P, row-major) for n
@@ -294,78 +284,24 @@ func (m *Model) decodeOne(logits []float32, attempts int, rng *rand.Rand) []int 
 	return found[best].rules
 }
 
-// Save writes the network alone (no training state) as a checkpoint: path
-// (state dict) and its JSON header.
-func (m *Model) Save(path string) error {
-	raw, err := json.Marshal(m.cfg)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	return models.SaveCheckpoint(path, models.Header{Network: NetworkKind, Model: raw}, m.StateDict(), nil)
+func init() {
+	models.RegisterNetwork(NetworkKind, func(raw json.RawMessage) (models.Network, error) {
+		var cfg Config
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return nil, err
+		}
+		return New(cfg)
+	})
 }
 
-// Load reads a grammar-VAE checkpoint (written by Save or by a trainer) onto
-// dev and returns the network and the checkpoint's header. A checkpoint of
-// another network, or one whose tensors do not fit the configuration, is an
-// error naming the file.
+// Load reads a grammar-VAE checkpoint (written by SaveNetwork or by a
+// trainer) onto dev and returns the network and the checkpoint's header. A
+// checkpoint of another network, or one whose tensors do not fit the
+// configuration, is an error naming the file.
 func Load(path string, dev torch.Device) (*Model, models.Header, error) {
-	h, err := models.ReadHeader(path, NetworkKind)
+	v, h, err := models.LoadVAE[models.Dense](path, dev, NetworkKind)
 	if err != nil {
-		return nil, models.Header{}, err
-	}
-	var cfg Config
-	if err := json.Unmarshal(h.Model, &cfg); err != nil {
-		return nil, h, fmt.Errorf("checkpoint configuration %s: field model: %w", models.HeaderPath(path), err)
-	}
-	m, err := New(cfg)
-	if err != nil {
-		return nil, h, fmt.Errorf("checkpoint configuration %s: %w", models.HeaderPath(path), err)
-	}
-	net, pred, err := models.LoadState(path)
-	if err != nil {
-		m.Close()
 		return nil, h, err
 	}
-	defer torch.CloseNamed(net)
-	torch.CloseNamed(pred)
-	if err := m.LoadStateDict(net); err != nil {
-		m.Close()
-		return nil, h, fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	if err := m.To(dev); err != nil {
-		m.Close()
-		return nil, h, fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	return m, h, nil
-}
-
-// LoadTrainer reads a checkpoint written by a trainer and returns the network
-// with a trainer on dev that resumes it: same ELBO, schedule and batch size,
-// Adam's state, step and epoch counters, label range.
-func LoadTrainer(path string, dev torch.Device) (*Model, *models.Trainer, error) {
-	m, h, err := Load(path, dev)
-	if err != nil {
-		return nil, nil, err
-	}
-	if h.Training == nil {
-		m.Close()
-		return nil, nil, fmt.Errorf("checkpoint configuration %s: field training is missing (not written by a trainer)", models.HeaderPath(path))
-	}
-	st := *h.Training
-	tr, err := models.NewTrainer(m, models.TrainOptions{ELBO: st.ELBO, Beta: st.Beta, LR: st.LR, BatchSize: st.BatchSize,
-		GradClip: st.GradClip, Device: dev, Seed: st.Seed + uint64(st.Epoch)})
-	if err == nil {
-		err = tr.Resume(path, st)
-	}
-	if err != nil {
-		m.Close()
-		return nil, nil, fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	return m, tr, nil
-}
-
-// SaveTrainer writes a checkpoint of a trainer of this network (state dict, header
-// with the configuration and training state, Adam's state).
-func SaveTrainer(path string, m *Model, tr *models.Trainer, last *models.EpochReport) error {
-	return tr.Save(path, NetworkKind, m.cfg, last)
+	return v.(*Model), h, nil
 }

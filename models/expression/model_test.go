@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -74,19 +75,20 @@ func TestMatchesPyTorch(t *testing.T) {
 	sc := torch.NewScope()
 	defer sc.Close()
 	x, z := sc.Own(fx["x"].Clone()), sc.Own(fx["z"].Clone())
+	b := models.DenseBatch{X: x}
 
 	m.SetTraining(false)
 	torch.NoGrad(func() {
-		mu, s := m.EncodeParams(x)
+		mu, s := m.EncodeParams(b)
 		assertClose(t, "eval mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["eval_mu"]), 1e-5)
 		assertClose(t, "eval log-std", fixture.Float64s(t, s), fixture.Float64s(t, fx["eval_log_std"]), 1e-5)
 		assertClose(t, "eval logits", fixture.Float64s(t, m.Logits(z)), fixture.Float64s(t, fx["eval_logits"]), 1e-5)
-		assertClose(t, "eval rec", fixture.Float64s(t, m.ReconstructionLoss(z, x)), fixture.Float64s(t, fx["eval_rec"]), 1e-5)
+		assertClose(t, "eval rec", fixture.Float64s(t, m.ReconstructionLoss(z, b)), fixture.Float64s(t, fx["eval_rec"]), 1e-5)
 	})
 
 	m.SetTraining(true)
-	mu, s := m.EncodeParams(x)
-	rec := m.ReconstructionLoss(z, x)
+	mu, s := m.EncodeParams(b)
+	rec := m.ReconstructionLoss(z, b)
 	assertClose(t, "train mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["train_mu"]), 1e-5)
 	assertClose(t, "train rec", fixture.Float64s(t, rec), fixture.Float64s(t, fx["train_rec"]), 1e-5)
 	if err := rec.Add(mu.Sum()).Add(s.Square().Sum()).Backward(); err != nil {

@@ -74,7 +74,17 @@ func ruleWeight(g Grammar, p int) float64 {
 	return 1
 }
 
-func tinyTrainer(t *testing.T, m *Model, elbo string) *models.Trainer {
+// dense cuts flat one-hot matrices into examples.
+func dense(t testing.TB, x []float32) []models.Dense {
+	t.Helper()
+	ex, err := models.SplitDense(x, 15*numRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+func tinyTrainer(t testing.TB, m *Model, elbo string) *models.Trainer[models.Dense] {
 	t.Helper()
 	e, err := models.ParseELBO(elbo)
 	if err != nil {
@@ -111,7 +121,7 @@ func TestTinyTraining(t *testing.T) {
 		y = append(y, py[j])
 		rules = append(rules, prules[j])
 	}
-	train, val, err := models.Data{X: x, Labels: y}.Split(size, 0.1)
+	train, val, err := models.Data[models.Dense]{Examples: dense(t, x), Labels: y}.Split(0.1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
-// Package toy is a small synthetic task and model for fast tests of the BO
-// loop: objects are points x of R^D, decoded from a latent z of R^d by a
+// Package botest is a small synthetic task and model for fast tests of the BO
+// loop (test helpers; no production code imports it): objects are points x of R^D, decoded from a latent z of R^d by a
 // fixed random linear map, x = round(A (z + c) + noise, 3 decimals); the
 // objective is log(1 + |x - x*|²) (lower is better) for a target x* = A z*
 // inside the latent prior. Latent points far from the centre, |z + c| >
@@ -10,7 +10,7 @@
 // proportional to the weights: a cheap, seeded stand-in for weighted
 // retraining, which shifts the prior towards good points as the real one
 // does. Save and Load keep c, so that resumed runs see the same model.
-package toy
+package botest
 
 import (
 	"fmt"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,7 +45,7 @@ type Problem struct {
 // (dim >= d), its decoder drawn from seed.
 func New(d, dim int, seed uint64) (*Problem, error) {
 	if d < 1 || dim < d {
-		return nil, fmt.Errorf("toy: latent dimension %d and object dimension %d, want 1 <= d <= dim", d, dim)
+		return nil, fmt.Errorf("botest: latent dimension %d and object dimension %d, want 1 <= d <= dim", d, dim)
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	a := mat.NewDense(dim, d, nil)
@@ -58,7 +59,7 @@ func New(d, dim int, seed uint64) (*Problem, error) {
 	at.CloneFrom(a.T())
 	ata.Mul(&at, a)
 	if err := pinv.Solve(&ata, &at); err != nil {
-		return nil, fmt.Errorf("toy: decoder is singular: %w", err)
+		return nil, fmt.Errorf("botest: decoder is singular: %w", err)
 	}
 	p := &Problem{d: d, dim: dim, a: a, pinv: &pinv, Optimum: make([]float64, d)}
 	for k := range p.Optimum {
@@ -88,7 +89,7 @@ func (p *Problem) Task() Task { return Task{p} }
 // Score returns log(1 + |x - x*|²).
 func (t Task) Score(x []float64) (float64, error) {
 	if len(x) != t.p.dim {
-		return 0, fmt.Errorf("toy: object has %d coordinates, want %d", len(x), t.p.dim)
+		return 0, fmt.Errorf("botest: object has %d coordinates, want %d", len(x), t.p.dim)
 	}
 	s := 0.0
 	for i, v := range x {
@@ -117,13 +118,13 @@ func (Task) Key(x []float64) string {
 func (t Task) Parse(key string) ([]float64, error) {
 	parts := strings.Split(key, ",")
 	if len(parts) != t.p.dim {
-		return nil, fmt.Errorf("toy: key %q has %d coordinates, want %d", key, len(parts), t.p.dim)
+		return nil, fmt.Errorf("botest: key %q has %d coordinates, want %d", key, len(parts), t.p.dim)
 	}
 	x := make([]float64, len(parts))
 	for i, s := range parts {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, fmt.Errorf("toy: key %q, coordinate %d: %w", key, i, err)
+			return nil, fmt.Errorf("botest: key %q, coordinate %d: %w", key, i, err)
 		}
 		x[i] = v
 	}
@@ -151,7 +152,7 @@ func (m *Model) Encode(objs [][]float64) (*mat.Dense, error) {
 	z := mat.NewDense(len(objs), m.p.d, nil)
 	for i, x := range objs {
 		if len(x) != m.p.dim {
-			return nil, fmt.Errorf("toy: object %d has %d coordinates, want %d", i, len(x), m.p.dim)
+			return nil, fmt.Errorf("botest: object %d has %d coordinates, want %d", i, len(x), m.p.dim)
 		}
 		for k := 0; k < m.p.d; k++ {
 			z.Set(i, k, mat.Dot(m.p.pinv.RowView(k), mat.NewVecDense(m.p.dim, x))-m.centre[k])
@@ -165,7 +166,7 @@ func (m *Model) Encode(objs [][]float64) (*mat.Dense, error) {
 func (m *Model) Decode(z *mat.Dense, seed uint64) ([][]float64, []bool, error) {
 	n, d := z.Dims()
 	if d != m.p.d {
-		return nil, nil, fmt.Errorf("toy: %d-dimensional latent points, want %d", d, m.p.d)
+		return nil, nil, fmt.Errorf("botest: %d-dimensional latent points, want %d", d, m.p.d)
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	objs := make([][]float64, n)
@@ -192,27 +193,19 @@ func (m *Model) Decode(z *mat.Dense, seed uint64) ([][]float64, []bool, error) {
 // weights: c += Rate · epochs · mean.
 func (m *Model) Retrain(req bo.RetrainRequest[[]float64]) error {
 	if len(req.Weights) != len(req.Objects) || len(req.Objects) == 0 {
-		return fmt.Errorf("toy: retrain with %d objects and %d weights", len(req.Objects), len(req.Weights))
+		return fmt.Errorf("botest: retrain with %d objects and %d weights", len(req.Objects), len(req.Weights))
 	}
 	z, err := m.Encode(req.Objects)
 	if err != nil {
 		return err
 	}
-	cum := make([]float64, len(req.Weights))
-	total := 0.0
-	for i, w := range req.Weights {
-		total += w
-		cum[i] = total
+	sampler, err := weighting.NewWeightedSampler(req.Weights, rand.New(rand.NewPCG(req.Seed, 2)))
+	if err != nil {
+		return fmt.Errorf("botest: retrain: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(req.Seed, 2))
 	mean := make([]float64, m.p.d)
 	const draws = 256
-	for b := 0; b < draws; b++ {
-		u := rng.Float64() * total
-		i := 0
-		for i < len(cum)-1 && cum[i] < u {
-			i++
-		}
+	for _, i := range sampler.Sample(draws) {
 		for k := range mean {
 			mean[k] += z.At(i, k) / draws
 		}
@@ -234,11 +227,11 @@ func (m *Model) Save(path string) error {
 func (m *Model) Load(path string) error {
 	a, err := numpy.ReadNPY(path)
 	if err != nil {
-		return fmt.Errorf("toy: load %s: %w", path, err)
+		return fmt.Errorf("botest: load %s: %w", path, err)
 	}
 	c, err := a.Float64s()
 	if err != nil || len(c) != m.p.d {
-		return fmt.Errorf("toy: %s holds %d values (%v), want %d", path, len(c), err, m.p.d)
+		return fmt.Errorf("botest: %s holds %d values (%v), want %d", path, len(c), err, m.p.d)
 	}
 	copy(m.centre, c)
 	return nil

@@ -51,8 +51,11 @@ type LoadOptions struct {
 	DataDir string
 	// Target is the target expression (see NewObjective); "" means DefaultTarget.
 	Target string
-	// Seed seeds generation when no file can be had.
+	// Seed seeds generation (Synthetic).
 	Seed uint64
+	// Synthetic generates GenerateN expressions by sampling the grammar when
+	// no data file can be had; without it a missing data set is an error.
+	Synthetic bool
 	// GenerateN is the number of expressions to generate; 0 means DefaultGenerateN.
 	GenerateN int
 	// Log receives messages about fallbacks (download, generation); nil means os.Stderr.
@@ -66,8 +69,9 @@ type LoadOptions struct {
 // Load returns the data set and its scores. A data directory given explicitly (DataDir
 // or $TLBO_DATA) must exist and hold the file or receive it by download; otherwise Load looks for
 // shared/data upwards from the working directory, then in the user cache directory,
-// then downloads into the cache, and as a last resort generates GenerateN expressions by
-// sampling the grammar (seeded), saying so on Log.
+// then downloads into the cache. When all of that fails, it generates GenerateN
+// expressions by sampling the grammar (seeded) if opts.Synthetic allows it, saying so on
+// Log, and otherwise returns an error naming the places it looked and how to get the data.
 func Load(opts LoadOptions) (*Dataset, error) {
 	obj, err := NewObjective(opts.Target)
 	if err != nil {
@@ -94,7 +98,14 @@ func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, "", fmt.Errorf("data directory %s: not a directory", dir)
 		}
-		return readOrDownload(dir, opts, logw)
+		exprs, source, err := readOrDownload(dir, opts, logw)
+		if err == nil || !opts.Synthetic {
+			if err != nil {
+				err = missingDataError([]string{dir}, err)
+			}
+			return exprs, source, err
+		}
+		return generate(opts, logw)
 	}
 	for _, d := range searchDirs() {
 		if path, ok := findFile(d); ok {
@@ -102,19 +113,42 @@ func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error)
 			return exprs, "file " + path, err
 		}
 	}
+	looked := searchDirs()
+	var fetchErr error
 	if cache, err := os.UserCacheDir(); err == nil {
-		exprs, source, err := readOrDownload(filepath.Join(cache, "tlbo-native"), opts, logw)
+		dir := filepath.Join(cache, "tlbo-native")
+		looked = append(looked, dir)
+		exprs, source, err := readOrDownload(dir, opts, logw)
 		if err == nil {
 			return exprs, source, nil
 		}
-		fmt.Fprintf(logw, "expression data: %v\n", err)
+		fetchErr = err
 	}
+	if !opts.Synthetic {
+		return nil, "", missingDataError(looked, fetchErr)
+	}
+	return generate(opts, logw)
+}
+
+// generate samples the grammar (the --synthetic-data fallback).
+func generate(opts LoadOptions, logw io.Writer) ([]string, string, error) {
 	n := opts.GenerateN
 	if n <= 0 {
 		n = DefaultGenerateN
 	}
 	fmt.Fprintf(logw, "expression data: no %s found; generating %d expressions by sampling the grammar (seed %d)\n", DataFileName, n, opts.Seed)
 	return Generate(n, opts.Seed), fmt.Sprintf("generated (%d expressions, seed %d)", n, opts.Seed), nil
+}
+
+// missingDataError says where the data set was looked for and how to get it.
+func missingDataError(looked []string, fetchErr error) error {
+	msg := fmt.Sprintf("expression data set %s not found: looked in %s", DataFileName, strings.Join(looked, ", "))
+	if fetchErr != nil {
+		msg += fmt.Sprintf("; the download failed (%v)", fetchErr)
+	}
+	return fmt.Errorf("%s. Give the directory holding expression/%s with --data-dir or $%s "+
+		"(shared/data/README.md names its origin and sha256), or pass --synthetic-data to sample expressions from the grammar instead",
+		msg, DataFileName, DataEnv)
 }
 
 // readOrDownload reads the data file from dir, downloading it into dir/expression first

@@ -121,7 +121,8 @@ func TestLoadDownload(t *testing.T) {
 }
 
 // TestLoadGenerates checks the last fallback: no data directory, no file above the
-// working directory or in the cache, download failing.
+// working directory or in the cache, download failing: an error naming where Load
+// looked and how to get the data, unless synthetic data are asked for.
 func TestLoadGenerates(t *testing.T) {
 	tmp := t.TempDir()
 	t.Chdir(tmp)
@@ -131,7 +132,14 @@ func TestLoadGenerates(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	var log bytes.Buffer
-	d, err := Load(LoadOptions{GenerateN: 500, Seed: 3, URL: srv.URL, SHA256: "00", Timeout: 5 * time.Second, Log: &log})
+	opts := LoadOptions{GenerateN: 500, Seed: 3, URL: srv.URL, SHA256: "00", Timeout: 5 * time.Second, Log: &log}
+	_, err := Load(opts)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(tmp, "shared", "data")) ||
+		!strings.Contains(err.Error(), "--data-dir") || !strings.Contains(err.Error(), "--synthetic-data") {
+		t.Fatalf("missing data set without --synthetic-data: %v", err)
+	}
+	opts.Synthetic = true
+	d, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,106 @@
+package task
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/models"
+)
+
+// Encode writes the encoder means (float64, one row per object) of the
+// objects in req.In to the .npy file req.Out.
+func (d *defined[O, E]) Encode(env *Env, req EncodeRequest) error {
+	if d.s.ReadObjects == nil {
+		return d.unsupported("encode")
+	}
+	objs, err := d.s.ReadObjects(req.In)
+	if err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return fmt.Errorf("%s: no objects", req.In)
+	}
+	ex, err := d.examples(objs, nil, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.In, err)
+	}
+	net, _, err := models.LoadVAE[E](req.VAE, env.Device, d.s.Networks...)
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	mu, err := models.EncodeMeans(net, ex)
+	if err != nil {
+		return err
+	}
+	if err := numpy.WriteNPY(req.Out, numpy.Array{Shape: []int{len(objs), net.LatentDim()}, Data: mu}); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "encoded %d objects into %d dimensions: %s\n", len(objs), net.LatentDim(), req.Out)
+	return nil
+}
+
+// Decode writes the objects decoded from the latent points of the .npy file
+// req.In (n x latent) to req.Out in the task's format; invalid decodes are
+// empty entries, counted on env.Stderr.
+func (d *defined[O, E]) Decode(env *Env, req DecodeRequest) error {
+	if d.s.WriteObjects == nil {
+		return d.unsupported("decode")
+	}
+	net, _, err := models.LoadVAE[E](req.VAE, env.Device, d.s.Networks...)
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	z, err := readLatents(req.In, net.LatentDim())
+	if err != nil {
+		return err
+	}
+	objs, valid, err := d.s.Decode(net, z, req.Decode, env.Seed)
+	if err != nil {
+		return err
+	}
+	if err := d.s.WriteObjects(req.Out, objs, valid); err != nil {
+		return err
+	}
+	invalid := 0
+	for _, v := range valid {
+		if !v {
+			invalid++
+		}
+	}
+	fmt.Fprintf(env.Stderr, "decoded %d points: %d invalid\n", len(valid), invalid)
+	fmt.Fprintf(env.Stdout, "decoded %s\n", req.Out)
+	return nil
+}
+
+// readLatents reads an (n, latent) array of float64 or float32 latent
+// points, checking that every value is finite.
+func readLatents(path string, latent int) ([]float64, error) {
+	a, err := numpy.ReadNPY(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.Shape) != 2 || a.Shape[1] != latent || a.Shape[0] == 0 {
+		return nil, fmt.Errorf("%s: shape %v, want (n, %d) with n >= 1", path, a.Shape, latent)
+	}
+	var z []float64
+	switch v := a.Data.(type) {
+	case []float64:
+		z = v
+	case []float32:
+		z = make([]float64, len(v))
+		for i, x := range v {
+			z[i] = float64(x)
+		}
+	default:
+		return nil, fmt.Errorf("%s: dtype of %T, want float64 or float32", path, a.Data)
+	}
+	for i, x := range z {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%s: row %d column %d is %v", path, i/latent, i%latent, x)
+		}
+	}
+	return z, nil
+}

@@ -1,0 +1,165 @@
+package task
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlbo-native/tlbo-native/models"
+)
+
+// Defaults are a task's hyperparameters (DESIGN.md section 9): they fill the
+// flags the user did not set.
+type Defaults struct {
+	// Pretraining.
+	Epochs    int
+	BatchSize int
+	LR        float64
+	// K is the rank-weight parameter of pretraining (+Inf: uniform).
+	K        float64
+	Beta     models.BetaSchedule
+	GradClip float64
+	// MetricWeight is beta_metric and Eta the metric threshold; PredWeight
+	// is beta_TP.
+	MetricWeight, Eta, PredWeight float64
+	// Retraining in the BO loop.
+	InitialRetrainEpochs, RetrainEpochs float64
+	RetrainBatchSize                    int
+	RetrainGradClip                     float64
+	// The BO loop.
+	Budget, RetrainEvery int
+	RankK                float64
+	NBest, NRand         int
+	Inducing             int
+	// RawGP fits the GP on raw latent points and scores (the authors'
+	// molecule setting) instead of normalised ones.
+	RawGP bool
+}
+
+// DecodeOptions configure a network's decoding.
+type DecodeOptions struct {
+	// Attempts is the number of stochastic decodings whose most frequent
+	// valid result is kept (0: the network's default).
+	Attempts int
+	// Greedy decodes deterministically (the most likely choice at each step).
+	Greedy bool
+}
+
+// TrainRequest configures pretraining.
+type TrainRequest struct {
+	// Opts are the trainer's options (ELBO, beta schedule, Adam, batches).
+	Opts models.TrainOptions
+	// K is the rank-weight parameter (+Inf: uniform sampling).
+	K float64
+	// Epochs is the total number of epochs (resumed ones included).
+	Epochs int
+	// ValFraction is the share held out for validation; LabelledFraction
+	// the share of training points keeping their label.
+	ValFraction, LabelledFraction float64
+	// Latent is the latent dimension of a new network (0: the task's).
+	Latent int
+	// Out is the checkpoint path; Resume continues the training saved there.
+	Out    string
+	Resume bool
+	// Report configures the final report.
+	Report ReportOptions
+}
+
+// ReportOptions configure the report after training.
+type ReportOptions struct {
+	// Decode configures the decodings of the reconstruction accuracy.
+	Decode DecodeOptions
+	// PriorSamples is the number of prior samples decoded for the validity
+	// (0: skip).
+	PriorSamples int
+}
+
+// ModelRequest configures the retrainable model of the BO loop.
+type ModelRequest struct {
+	// Path is the pretrained checkpoint.
+	Path string
+	// ELBO is the retraining objective; Beta its KL weight (0: the final
+	// weight of the checkpoint's schedule).
+	ELBO      models.ELBO
+	Beta      float64
+	LR        float64
+	BatchSize int
+	GradClip  float64
+	Decode    DecodeOptions
+}
+
+// EncodeRequest names the files of the encode verb.
+type EncodeRequest struct{ VAE, In, Out string }
+
+// DecodeRequest names the files of the decode verb.
+type DecodeRequest struct {
+	VAE, In, Out string
+	Decode       DecodeOptions
+}
+
+// ImportRequest names the files of checkpoint import.
+type ImportRequest struct{ From, Vocab, Out string }
+
+// TypedObjective is a task's black box on its own object type; Define turns
+// it into an Objective.
+type TypedObjective[O any] interface {
+	Score(obj O) (float64, error)
+	FailureScore() float64
+	Maximize() bool
+	Key(obj O) string
+	Parse(key string) (O, error)
+	Describe() map[string]string
+}
+
+// Spec is what a task package provides: objects of type O, network examples
+// of type E. Define turns it into a Task. Nil optional functions make the
+// corresponding verb say that the task does not support it.
+type Spec[O, E any] struct {
+	Name, Usage string
+	Defaults    Defaults
+	Options     []Option
+	// Networks lists the network kinds the task can use (models registry).
+	Networks []string
+	// Objective returns the black box under env's options.
+	Objective func(env *Env) (TypedObjective[O], error)
+	// Dataset returns the training objects, their scores and their source.
+	Dataset func(env *Env) (objs []O, scores []float64, source string, err error)
+	// BuildData writes the data-set files (optional).
+	BuildData func(env *Env, dir string) error
+	// Score runs the score verb (optional).
+	Score func(env *Env, args []string) error
+	// Example turns an object into the network's example.
+	Example func(obj O) (E, error)
+	// NewNetwork returns an untrained network (latent 0: the task's size).
+	NewNetwork func(env *Env, latent int) (models.VAE[E], error)
+	// Decode decodes n latent points (row-major) with the network.
+	Decode func(net models.VAE[E], z []float64, opts DecodeOptions, seed uint64) ([]O, []bool, error)
+	// Augment, when set, transforms each retraining mini-batch (e.g. the
+	// topology task's rotations and flips).
+	Augment models.Augment[E]
+	// Report prints the trained network's quality on validation examples
+	// (optional).
+	Report func(env *Env, net models.VAE[E], val []E, opts ReportOptions) error
+	// ReadObjects reads a file of objects (encode); WriteObjects writes
+	// decoded ones, invalid ones as the format's empty entry (decode).
+	ReadObjects  func(path string) ([]O, error)
+	WriteObjects func(path string, objs []O, valid []bool) error
+	// Import converts an authors' checkpoint (optional).
+	Import func(env *Env, req ImportRequest) error
+	// Plots writes pictures of a run's best objects (optional).
+	Plots func(env *Env, dir string, best []Scored) error
+}
+
+// Validate checks that the required parts are there.
+func (s Spec[O, E]) Validate() error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("task spec: no name")
+	case s.Objective == nil || s.Dataset == nil || s.Example == nil || s.NewNetwork == nil || s.Decode == nil:
+		return fmt.Errorf("task %s: Objective, Dataset, Example, NewNetwork and Decode are required", s.Name)
+	case len(s.Networks) == 0:
+		return fmt.Errorf("task %s: no network kinds", s.Name)
+	case s.Defaults.Epochs < 1 || s.Defaults.BatchSize < 1 || !(s.Defaults.LR > 0) || math.IsNaN(s.Defaults.K):
+		return fmt.Errorf("task %s: incomplete defaults %+v", s.Name, s.Defaults)
+	}
+	return nil
+}

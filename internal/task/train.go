@@ -1,0 +1,123 @@
+package task
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/weighting"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// trainingData returns the task's data set as network examples, split into
+// training and validation parts, with the semi-supervised label mask and
+// the rank weights of the training part.
+func (d *defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) (train, val models.Data[E], source string, err error) {
+	objs, scores, source, err := d.s.Dataset(env)
+	if err != nil {
+		return train, val, "", err
+	}
+	ex, err := d.examples(objs, nil, nil)
+	if err != nil {
+		return train, val, "", fmt.Errorf("task %s: data set: %w", d.s.Name, err)
+	}
+	train, val, err = models.Data[E]{Examples: ex, Labels: scores}.Split(req.ValFraction)
+	if err != nil {
+		return train, val, "", fmt.Errorf("validation fraction: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(env.Seed, 0x6c6162656c))
+	if train.Labels, err = models.KeepLabels(train.Labels, req.LabelledFraction, rng); err != nil {
+		return train, val, "", fmt.Errorf("labelled fraction: %w", err)
+	}
+	train.Weights, err = weighting.RankWeights(train.Labels, req.K, maximize)
+	return train, val, source, err
+}
+
+// newTrainer builds a fresh network and its trainer, or resumes the
+// checkpoint at req.Out.
+func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
+	if req.Resume {
+		net, tr, err := models.LoadTrainer[E](req.Out, env.Device, d.s.Networks...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resume: %w", err)
+		}
+		if tr.Opts.ELBO.Name != req.Opts.ELBO.Name {
+			tr.Close()
+			net.Close()
+			return nil, nil, fmt.Errorf("resume: %s was trained with ELBO %q, not %q", req.Out, tr.Opts.ELBO.Name, req.Opts.ELBO.Name)
+		}
+		tr.Augment = d.s.Augment
+		return net, tr, nil
+	}
+	net, err := d.s.NewNetwork(env, req.Latent)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := models.NewTrainer(net, req.Opts)
+	if err != nil {
+		net.Close()
+		return nil, nil, err
+	}
+	tr.Augment = d.s.Augment
+	return net, tr, nil
+}
+
+// Train pretrains the task's VAE (or resumes it) for req.Epochs epochs in
+// all, saving a checkpoint after every epoch, then reports the network's
+// quality, timings and memory on env.Stdout.
+func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
+	if req.Epochs < 1 {
+		return fmt.Errorf("epochs %d: want >= 1", req.Epochs)
+	}
+	if err := torch.ManualSeed(env.Seed); err != nil {
+		return err
+	}
+	obj, err := d.s.Objective(env)
+	if err != nil {
+		return err
+	}
+	train, val, source, err := d.trainingData(env, req, obj.Maximize())
+	if err != nil {
+		return err
+	}
+	net, tr, err := d.newTrainer(env, req)
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	defer tr.Close()
+	kind, _ := net.Describe()
+	fmt.Fprintf(env.Stderr, "training %s on %s (%d threads): %d train, %d validation points from %s, ELBO %s, from epoch %d\n",
+		kind, env.Device, torch.NumThreads(), train.Len(), val.Len(), source, tr.Opts.ELBO.Name, tr.Epoch)
+	start, startEpoch := time.Now(), tr.Epoch
+	var trainTime time.Duration
+	err = tr.Fit(train, val, req.Epochs-tr.Epoch, d.stepHook(env, tr, req.Epochs), func(r models.EpochReport) error {
+		if env.Progress != nil {
+			env.Progress.Epoch(r, req.Epochs)
+		}
+		trainTime += r.TrainTime
+		return tr.Save(req.Out, &r)
+	})
+	if err != nil {
+		return err
+	}
+	if done := tr.Epoch - startEpoch; done > 0 {
+		fmt.Fprintf(env.Stdout, "seconds_per_epoch %.2f (training steps, without validation)\n", trainTime.Seconds()/float64(done))
+	}
+	if d.s.Report != nil {
+		if err := d.s.Report(env, net, val.Examples, req.Report); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "wall_seconds %.1f\n", time.Since(start).Seconds())
+	fmt.Fprintf(env.Stdout, "checkpoint %s (+ %s, %s)\n", req.Out, models.HeaderPath(req.Out), models.AdamPath(req.Out))
+	return nil
+}
+
+func (d *defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], epochs int) models.StepFunc {
+	if env.Progress == nil {
+		return nil
+	}
+	return func(i, n int, l models.Losses) { env.Progress.Step(tr.Epoch+1, epochs, i, n, l) }
+}
