@@ -1,8 +1,11 @@
 package models
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -127,10 +130,23 @@ func pairDistances(z, y *torch.Tensor) (dz, dy *torch.Tensor) {
 }
 
 // pairSquares returns the squared Euclidean distances between the rows of z,
-// computed from differences (exact on the diagonal, unlike the matmul form).
+// computed from differences (exact on the diagonal and for close points,
+// unlike the matmul form |a|^2 + |b|^2 - 2 a.b). The gradient is routed
+// through the matmul form, which has the same derivative, 2 (z_i - z_j), so
+// that autograd keeps no (B, B, d) tensor: its backward is two small matrix
+// products instead of reductions over B^2 d entries.
 func pairSquares(z *torch.Tensor) *torch.Tensor {
-	diff := z.Unsqueeze(1).Sub(z.Unsqueeze(0))
-	return diff.Square().SumDims([]int64{2}, false)
+	var exact *torch.Tensor
+	torch.NoGrad(func() {
+		diff := z.Unsqueeze(1).Sub(z.Unsqueeze(0))
+		exact = diff.Square().SumDims([]int64{2}, false)
+	})
+	if !z.RequiresGrad() || !torch.GradEnabled() {
+		return exact
+	}
+	norms := z.Square().SumDims([]int64{1}, true)
+	mm := norms.Add(norms.Transpose(0, 1)).Sub(z.MatMul(z.Transpose(0, 1)).MulScalar(2))
+	return exact.Add(mm.Sub(mm.Detach())) // the exact values, mm's gradient
 }
 
 // meanOverPositive divides the sum of loss by the number of its strictly
@@ -190,33 +206,174 @@ func ContrastiveLoss(z, y *torch.Tensor, eta float64, hard bool) *torch.Tensor {
 	return meanOverPositive(loss.Triu(1))
 }
 
-// tripletDiffs returns, for the valid triplets (anchor i, positive j,
-// negative k) in row-major (i, j, k) order, dz_ij - dz_ik and the weight
-// products wp_ij wn_ik, as 1-d tensors. Positives are j != i with
-// dy_ij < eta and negatives k with dy_ik >= eta (so k != i); wp and wn (B, B)
-// may be nil for weights 1. Only the valid triplets are gathered (a (B, B, B)
-// bool mask is the one cubic tensor), so the costly terms see no others.
-func tripletDiffs(z, dz, dy *torch.Tensor, b int64, eta float64, wp, wn *torch.Tensor) (diff, w *torch.Tensor) {
-	pos := dy.LtScalar(eta).LogicalAnd(offDiagonal(z, b))
-	neg := dy.GeScalar(eta)
-	idx := pos.Unsqueeze(2).LogicalAnd(neg.Unsqueeze(1)).Nonzero() // (V, 3): i, j, k
-	ij, ik := flatPairs(z, idx, b)
-	at := func(m, index *torch.Tensor) *torch.Tensor { return m.Reshape(-1).IndexSelect(0, index) }
-	diff = at(dz, ij).Sub(at(dz, ik))
-	if wp != nil {
-		w = at(wp, ij).Mul(at(wn, ik))
-	}
-	return diff, w
+// tripletChunkElems bounds the size of the (anchors, positives, negatives)
+// block one chunk of the triplet losses materialises, so that its few passes
+// stay in cache; measured on a batch of 256 (BenchmarkMetricLosses).
+const tripletChunkElems = 1 << 18
+
+// padDistance replaces the distances of the padding entries of the triplet
+// blocks: a positive at -padDistance or a negative at +padDistance makes
+// dz_ij - dz_ik so negative that softplus and ReLU are exactly 0, with a zero
+// gradient, so padding adds nothing to the sums or the counts.
+const padDistance = 1e30
+
+// triplets holds, for each anchor that has both a positive and a negative, its
+// latent distances to its positives (first) and to its negatives, padded to
+// common widths, and the weights on the same entries (nil for weights 1).
+// Anchors are sorted by their number of positives, so that chunks of
+// consecutive anchors need little padding.
+type triplets struct {
+	dp, dn *torch.Tensor // (A, maxP) and (A, maxN) distances
+	wp, wn *torch.Tensor // the weights on the same entries, or nil
+	np, nn []int64       // the positive and negative count of each anchor
+	// maxDist is the largest latent distance and minWeight the product of the
+	// smallest w_p and w_n in the sets (1 unweighted): they bound the summands.
+	maxDist, minWeight float64
 }
 
-// flatPairs returns, for the rows (a, i, j) of the int64 (V, 3) idx, the flat
-// indices a*B + i and a*B + j into a (B, B) matrix.
-func flatPairs(z, idx *torch.Tensor, b int64) (ai, aj *torch.Tensor) {
-	// An integer product: no float rounding of the indices.
-	stride := own(z, torch.FromInt64([]int64{b}, []int64{}...)).To(z.Device())
-	a := idx.Select(1, 0).Mul(stride)
-	return a.Add(idx.Select(1, 1)), a.Add(idx.Select(1, 2))
+// tripletSets gathers the triplets of a batch: positives j of anchor i are the
+// j != i with posW_ij > 0 and negatives the k with negW_ik > 0; posW and negW
+// (B, B) are 0/1 masks, or the weights w_p and w_n set to 0 outside the sets.
+// Only (B, B)-sized tensors are gathered here.
+func tripletSets(dz, posW, negW *torch.Tensor, weighted bool) triplets {
+	t := triplets{minWeight: 1}
+	var perm, pOrder, nOrder, pPad, nPad *torch.Tensor
+	var maxP, maxN int64
+	torch.NoGrad(func() {
+		b := dz.Shape()[0]
+		pm := posW.GtScalar(0).LogicalAnd(offDiagonal(dz, b))
+		nm := negW.GtScalar(0)
+		np, err1 := pm.SumDims([]int64{1}, false).Int64s()
+		nn, err2 := nm.SumDims([]int64{1}, false).Int64s()
+		maxDist, err3 := dz.Max().Item()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.dp = torch.ErrTensor(err)
+			return
+		}
+		t.maxDist = maxDist
+		if weighted {
+			minP, err1 := posW.MaskedFill(pm.LogicalNot(), math.Inf(1)).Min().Item()
+			minN, err2 := negW.MaskedFill(nm.LogicalNot(), math.Inf(1)).Min().Item()
+			if err := errors.Join(err1, err2); err != nil {
+				t.dp = torch.ErrTensor(err)
+				return
+			}
+			t.minWeight = minP * minN
+		}
+		var anchors []int64
+		for i := range np {
+			if np[i] > 0 && nn[i] > 0 {
+				anchors = append(anchors, int64(i))
+			}
+		}
+		slices.SortStableFunc(anchors, func(a, c int64) int { return cmp.Compare(np[a], np[c]) })
+		for _, i := range anchors {
+			t.np, t.nn = append(t.np, np[i]), append(t.nn, nn[i])
+			maxP, maxN = max(maxP, np[i]), max(maxN, nn[i])
+		}
+		if len(anchors) == 0 {
+			return
+		}
+		perm = own(dz, torch.FromInt64(anchors, int64(len(anchors)))).To(dz.Device())
+		pm, nm = pm.IndexSelect(0, perm), nm.IndexSelect(0, perm)
+		// Members first in every row: a sort of the 0/1 masks.
+		_, pOrder = pm.ToDType(dz.DType()).Sort(1, true)
+		_, nOrder = nm.ToDType(dz.DType()).Sort(1, true)
+		pOrder, nOrder = pOrder.Narrow(1, 0, maxP), nOrder.Narrow(1, 0, maxN)
+		pPad = pm.Gather(1, pOrder).LogicalNot()
+		nPad = nm.Gather(1, nOrder).LogicalNot()
+	})
+	if perm == nil {
+		return t
+	}
+	rows := dz.IndexSelect(0, perm)
+	t.dp = rows.Gather(1, pOrder).MaskedFill(pPad, -padDistance)
+	t.dn = rows.Gather(1, nOrder).MaskedFill(nPad, padDistance)
+	if weighted {
+		t.wp = posW.IndexSelect(0, perm).Gather(1, pOrder)
+		t.wn = negW.IndexSelect(0, perm).Gather(1, nOrder)
+	}
+	return t
 }
+
+// chunks splits the anchors 0..len(np)-1 into runs [start, end) whose padded
+// blocks (anchors x max positives x max negatives) hold at most
+// tripletChunkElems entries, or one anchor.
+func (t triplets) chunks() [][2]int {
+	var out [][2]int
+	for s := 0; s < len(t.np); {
+		e, p, n := s+1, t.np[s], t.nn[s]
+		for e < len(t.np) {
+			p2, n2 := max(p, t.np[e]), max(n, t.nn[e])
+			if int64(e+1-s)*p2*n2 > tripletChunkElems {
+				break
+			}
+			e, p, n = e+1, p2, n2
+		}
+		out = append(out, [2]int{s, e})
+		s = e
+	}
+	return out
+}
+
+// tripletLoss returns sum over triplets of term(dz_ij - dz_ik) w_p w_n divided
+// by the number of strictly positive summands (at least 1), computed over
+// chunks of anchors so that no (B, B, B) tensor is formed. allPositive says
+// that every summand is known to be positive, so that the count is the sum of
+// the set-size products instead of a pass over the summands.
+func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.Tensor, allPositive bool) *torch.Tensor {
+	if t.dp == nil {
+		return dz.Sum().MulScalar(0)
+	}
+	if err := t.dp.Err(); err != nil {
+		return torch.ErrTensor(err)
+	}
+	var parts []*torch.Tensor
+	var count int64
+	var counted *torch.Tensor
+	for _, c := range t.chunks() {
+		s, n := int64(c[0]), int64(c[1]-c[0])
+		p, q := slices.Max(t.np[c[0]:c[1]]), slices.Max(t.nn[c[0]:c[1]])
+		dp := t.dp.Narrow(0, s, n).Narrow(1, 0, p)
+		dn := t.dn.Narrow(0, s, n).Narrow(1, 0, q)
+		terms := term(dp.Unsqueeze(2).Sub(dn.Unsqueeze(1))) // (n, p, q)
+		var wp, wn *torch.Tensor
+		if t.wp != nil {
+			wp, wn = t.wp.Narrow(0, s, n).Narrow(1, 0, p), t.wn.Narrow(0, s, n).Narrow(1, 0, q)
+			// sum_jk terms_ijk wn_ik wp_ij as a batched matrix-vector product.
+			parts = append(parts, terms.Bmm(wn.Unsqueeze(2)).Squeeze(2).Mul(wp).Sum())
+		} else {
+			parts = append(parts, terms.Sum())
+		}
+		if allPositive {
+			for i := c[0]; i < c[1]; i++ {
+				count += t.np[i] * t.nn[i]
+			}
+			continue
+		}
+		torch.NoGrad(func() {
+			if wp != nil { // the summands as rounded one by one: term * (w_p w_n)
+				terms = terms.Mul(wp.Unsqueeze(2).Mul(wn.Unsqueeze(1)))
+			}
+			k := terms.GtScalar(0).Sum().ToDType(dz.DType())
+			if counted == nil {
+				counted = k
+			} else {
+				counted = counted.Add(k)
+			}
+		})
+	}
+	sum := torch.Stack(parts, 0).Sum()
+	if allPositive {
+		return sum.DivScalar(float64(max(count, 1)))
+	}
+	return sum.Div(counted.ClampMin(1))
+}
+
+// tripletPositiveBound is the smallest summand value that is safely positive
+// in float32 even after rounding; above it every triplet counts and the
+// count is the product of the set sizes.
+const tripletPositiveBound = 1e-30
 
 // SoftTripletLoss is the soft triplet loss of T-LBO: over anchors i, positives j
 // (j != i, dy_ij < eta) and negatives k (dy_ik >= eta), the sum of
@@ -224,36 +381,33 @@ func flatPairs(z, idx *torch.Tensor, b int64) (ai, aj *torch.Tensor) {
 // w_n = f(dy_ik - eta)/f(1 - eta), f(a) = tanh(a/(2 nu)), divided by the
 // number of strictly positive terms. nu = 0 means unset: w_p = w_n = 1.
 func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
-	b, err := checkPair("soft triplet loss", z, y)
-	if err != nil {
+	if _, err := checkPair("soft triplet loss", z, y); err != nil {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	var wp, wn *torch.Tensor
+	posW, negW := dy.LtScalar(eta).ToDType(dz.DType()), dy.GeScalar(eta).ToDType(dz.DType())
 	if nu > 0 {
 		f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
-		wp = f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu)))
-		wn = f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu)))
+		posW = posW.Mul(f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu))))
+		negW = negW.Mul(f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu))))
 	}
-	diff, w := tripletDiffs(z, dz, dy, b, eta, wp, wn)
-	terms := diff.Softplus()
-	if w != nil {
-		terms = terms.Mul(w)
-	}
-	return meanOverPositive(terms)
+	t := tripletSets(dz, posW, negW, nu > 0)
+	// softplus(x) >= softplus(-max dz) for every difference x of two distances.
+	bound := math.Log1p(math.Exp(-t.maxDist)) * t.minWeight
+	return tripletLoss(dz, t, (*torch.Tensor).Softplus, bound > tripletPositiveBound)
 }
 
 // HardTripletLoss is the triplet loss with a margin: over the triplets of
 // SoftTripletLoss, the sum of ReLU(margin + dz_ij - dz_ik), divided by the
 // number of strictly positive terms.
 func HardTripletLoss(z, y *torch.Tensor, eta, margin float64) *torch.Tensor {
-	b, err := checkPair("hard triplet loss", z, y)
-	if err != nil {
+	if _, err := checkPair("hard triplet loss", z, y); err != nil {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	diff, _ := tripletDiffs(z, dz, dy, b, eta, nil, nil)
-	return meanOverPositive(diff.AddScalar(margin).Relu())
+	t := tripletSets(dz, dy.LtScalar(eta).ToDType(dz.DType()), dy.GeScalar(eta).ToDType(dz.DType()), false)
+	term := func(d *torch.Tensor) *torch.Tensor { return d.AddScalar(margin).Relu() }
+	return tripletLoss(dz, t, term, false)
 }
 
 // Constants of the log-ratio loss, as in the reference: the squared latent

@@ -2,10 +2,12 @@ package models
 
 import (
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"math"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -144,4 +146,127 @@ func TestParseELBO(t *testing.T) {
 	if _, err := ParseELBO("vae"); err == nil {
 		t.Error("unknown ELBO: no error")
 	}
+}
+
+// gatherTripletLoss is the former implementation of the triplet losses, kept as
+// an independent reference: it gathers every valid triplet through a
+// (B, B, B) mask and sums term(dz_ij - dz_ik) w_p w_n over them.
+func gatherTripletLoss(z, y *torch.Tensor, eta, nu float64, term func(*torch.Tensor) *torch.Tensor) *torch.Tensor {
+	b := z.Shape()[0]
+	dz, dy := pairDistances(z, y)
+	pos := dy.LtScalar(eta).LogicalAnd(offDiagonal(z, b))
+	neg := dy.GeScalar(eta)
+	idx := pos.Unsqueeze(2).LogicalAnd(neg.Unsqueeze(1)).Nonzero() // (V, 3): i, j, k
+	stride := own(z, torch.FromInt64([]int64{b}))
+	a := idx.Select(1, 0).Mul(stride)
+	ij, ik := a.Add(idx.Select(1, 1)), a.Add(idx.Select(1, 2))
+	at := func(m, index *torch.Tensor) *torch.Tensor { return m.Reshape(-1).IndexSelect(0, index) }
+	terms := term(at(dz, ij).Sub(at(dz, ik)))
+	if nu > 0 {
+		f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
+		wp := f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu)))
+		wn := f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu)))
+		terms = terms.Mul(at(wp, ij).Mul(at(wn, ik)))
+	}
+	return meanOverPositive(terms)
+}
+
+// TestTripletLossesChunked compares the chunked triplet losses with the
+// gather-based reference on batches of 200 (many chunks of unequal widths),
+// with duplicated points (zero distances) and labels exactly eta apart:
+// float64 values and gradients to 1e-10 relative. The scaled case puts
+// distances above 100, where float32 softplus underflows for some triplets and
+// the positive summands must be counted one by one (float32, 1e-5).
+func TestTripletLossesChunked(t *testing.T) {
+	if err := torch.ManualSeed(7); err != nil {
+		t.Fatal(err)
+	}
+	const b, eta = 200, 0.1
+	sc := torch.NewScope()
+	defer sc.Close()
+	z := sc.Own(torch.Randn([]int64{b, 5}, torch.Float64, torch.CPU))
+	y := sc.Own(torch.Rand([]int64{b}, torch.Float64, torch.CPU)).Square() // skewed labels
+	zs, err := z.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, err := y.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(zs[5:10], zs[0:5]) // point 1 duplicates point 0
+	ys[1], ys[2], ys[3] = ys[0], 0.25, 0.25+eta
+	z, y = sc.Own(torch.FromFloat64(zs, b, 5)), sc.Own(torch.FromFloat64(ys, b))
+	softplus := (*torch.Tensor).Softplus
+	hinge := func(d *torch.Tensor) *torch.Tensor { return d.AddScalar(0.5).Relu() }
+	cases := map[string][2]func(z, y *torch.Tensor) *torch.Tensor{
+		"triplet": {Metric{Kind: MetricTriplet, Eta: eta}.Loss,
+			func(z, y *torch.Tensor) *torch.Tensor { return gatherTripletLoss(z, y, eta, 0, softplus) }},
+		"triplet_nu": {Metric{Kind: MetricTriplet, Eta: eta, Nu: 0.05}.Loss,
+			func(z, y *torch.Tensor) *torch.Tensor { return gatherTripletLoss(z, y, eta, 0.05, softplus) }},
+		"hard_triplet": {Metric{Kind: MetricHardTriplet, Eta: eta, Margin: 0.5}.Loss,
+			func(z, y *torch.Tensor) *torch.Tensor { return gatherTripletLoss(z, y, eta, 0, hinge) }},
+	}
+	for name, c := range cases {
+		got, gotGrad := lossAndGrad(t, c[0], z, y, torch.Float64)
+		want, wantGrad := lossAndGrad(t, c[1], z, y, torch.Float64)
+		if !closeTo(got, want, 1e-10) {
+			t.Errorf("%s: %.12g, reference %.12g", name, got, want)
+		}
+		for i := range gotGrad {
+			if !closeTo(gotGrad[i], wantGrad[i], 1e-10) {
+				t.Errorf("%s: grad[%d] = %.12g, reference %.12g", name, i, gotGrad[i], wantGrad[i])
+				break
+			}
+		}
+		far := z.MulScalar(60)
+		got, _ = lossAndGrad(t, c[0], far, y, torch.Float32)
+		want, _ = lossAndGrad(t, c[1], far, y, torch.Float32)
+		if !closeTo(got, want, 1e-5) {
+			t.Errorf("%s, distances above 100 (float32): %.8g, reference %.8g", name, got, want)
+		}
+	}
+}
+
+// BenchmarkSoftTripletVsGather times forward and backward of the soft triplet
+// loss and of the former gather-based implementation side by side (batch 256,
+// latent 25, uniform labels, eta 0.1), as wall and CPU time per call.
+func BenchmarkSoftTripletVsGather(b *testing.B) {
+	if err := torch.ManualSeed(1); err != nil {
+		b.Fatal(err)
+	}
+	z0 := torch.Randn([]int64{256, 25}, torch.Float32, torch.CPU)
+	defer z0.Close()
+	y0 := torch.Rand([]int64{256}, torch.Float32, torch.CPU)
+	defer y0.Close()
+	gather := func(z, y *torch.Tensor) *torch.Tensor {
+		return gatherTripletLoss(z, y, 0.1, 0, (*torch.Tensor).Softplus)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(z, y *torch.Tensor) *torch.Tensor
+	}{{"chunked", Metric{Kind: MetricTriplet, Eta: 0.1}.Loss}, {"gather", gather}} {
+		b.Run(c.name, func(b *testing.B) {
+			c0 := cpuTime(b)
+			for b.Loop() {
+				sc := torch.NewScope()
+				z := sc.Own(z0.Clone()).SetRequiresGrad(true)
+				if err := c.f(z, sc.Own(y0.Clone())).Backward(); err != nil {
+					b.Fatal(err)
+				}
+				sc.Close()
+			}
+			b.ReportMetric((cpuTime(b)-c0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime returns the process's user and system time, a measure less
+// sensitive than wall time to other processes on a shared machine.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
