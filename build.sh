@@ -201,29 +201,37 @@ check_tidy() {
 }
 
 # check_runpaths: bin/tlbo-native finds $BUILD_DIR; an installed binary finds only
-# PREFIX/lib (no checkout path), and runs from there.
+# PREFIX/lib (no checkout path): each of our libraries it needs resolves there, and it runs.
 check_runpaths() {
-  local got want tmp lib
+  local got want tmp
   want=$(checkout_rpath)
   got=$(runpath bin/tlbo-native)
   [ "$got" = "$want" ] || { say "bin/tlbo-native: run path '$got', want '$want'"; exit 1; }
   tmp=$(mktemp -d)
   install_to "$tmp" 2>/dev/null
-  got=$(runpath "$tmp/bin/tlbo-native")
-  if [ "$got" != '$ORIGIN/../lib' ]; then
-    say "installed tlbo-native: run path '$got', want '\$ORIGIN/../lib'"
-    rm -rf "$tmp"
-    exit 1
-  fi
-  lib=$(env -u LD_LIBRARY_PATH ldd "$tmp/bin/tlbo-native" | sed -n 's/.*libtlbo_native\.so => \([^ ]*\).*/\1/p')
-  if [ -z "$lib" ] || [ "$(realpath "$lib")" != "$(realpath "$tmp/lib/libtlbo_native.so")" ] ||
-    ! env -u LD_LIBRARY_PATH "$tmp/bin/tlbo-native" version >/dev/null; then
-    say "installed tlbo-native does not load its own lib/ (libtlbo_native.so => '${lib:-not found}')"
+  if ! check_installed "$tmp"; then
     rm -rf "$tmp"
     exit 1
   fi
   rm -rf "$tmp"
   say "run paths: bin/tlbo-native '$want', installed '\$ORIGIN/../lib'"
+}
+
+# check_installed PREFIX: the checks of check_runpaths on PREFIX/bin/tlbo-native.
+check_installed() {
+  local bin=$1/bin/tlbo-native got names name lib
+  got=$(runpath "$bin")
+  [ "$got" = '$ORIGIN/../lib' ] || { say "installed tlbo-native: run path '$got', want '\$ORIGIN/../lib'"; return 1; }
+  names=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(libtlbo_[^]]*\)\]$/\1/p')
+  [[ " "$names" " == *" libtlbo_native.so "* ]] || { say "installed tlbo-native does not need libtlbo_native.so"; return 1; }
+  for name in $names; do
+    lib=$(env -u LD_LIBRARY_PATH ldd "$bin" | sed -n "s|^[[:space:]]*$name => \(/[^ ]*\).*|\1|p")
+    if [ -z "$lib" ] || [ "$(realpath "$lib")" != "$(realpath "$1/lib/$name")" ]; then
+      say "installed tlbo-native: $name => '${lib:-not found}', want $1/lib/$name"
+      return 1
+    fi
+  done
+  env -u LD_LIBRARY_PATH "$bin" version >/dev/null || { say "installed tlbo-native version failed"; return 1; }
 }
 
 # main_job: a short but real T-LBO run on the expression task, on CPU: a short
