@@ -36,8 +36,11 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// RandomProblem returns the random problem number index under seed: draws
-// are repeated until the problem has a load and no rigid-body mode.
+// RandomProblem returns the random problem number index under seed: the
+// x-supports, the y-supports and the loads are each drawn without
+// replacement within their set (a node may carry an x- and a y-support, or a
+// support and a load), and draws are repeated until the problem has a load
+// on a free dof and no rigid-body mode.
 func RandomProblem(seed uint64, index int) Problem {
 	rng := NewRNG(seed, index)
 	for range maxRandomAttempts {

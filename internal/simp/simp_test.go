@@ -123,6 +123,7 @@ func TestBadSpecs(t *testing.T) {
 		{`{"nelx": 0, "nely": 2, "volfrac": 0.4}`, "at least 1"},
 		{`{` + ok + `, "loads": [[2, "y", 1]]} {}`, "trailing"},
 		{`[1]`, "spec"},
+		{``, "empty input"},
 	} {
 		_, err := ParseSpec(strings.NewReader(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

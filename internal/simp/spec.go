@@ -49,6 +49,9 @@ func ParseSpec(r io.Reader) (Problem, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Problem{}, errors.New("spec: empty input")
+		}
 		return Problem{}, fmt.Errorf("spec: %w", err)
 	}
 	if dec.More() {

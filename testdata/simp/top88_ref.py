@@ -10,8 +10,10 @@ Run with Debian's interpreter (/usr/bin/python3, python3-numpy, python3-scipy):
 
   top88_ref.py solve SPEC.json [--out x.npy]   last two lines: compliance_first, compliance
   top88_ref.py fixtures DIR                     writes DIR/reference.npz and DIR/<name>.json
-  top88_ref.py dataset topology.npz [--first K] re-solves designs of a data set made by
-                                                `tlbo-native data topology` and compares
+  top88_ref.py dataset topology.npz [--first K] [--write-specs DIR]
+                                                re-solves designs of a data set made by
+                                                `tlbo-native data topology` (or one of its part
+                                                files) and compares; or writes their specs
 """
 import argparse
 import json
@@ -158,11 +160,17 @@ def cmd_dataset(args):
         fixed = [[int(d["fixed_node"][i, k]), "xy"[d["fixed_axis"][i, k]]] for k in range(d["n_fixed"][i])]
         loads = [[int(d["load_node"][i, k]), "xy"[d["load_axis"][i, k]], float(d["load_value"][i, k])] for k in range(d["n_loads"][i])]
         spec = dict(settings, nelx=int(d["nelx"]), nely=int(d["nely"]), volfrac=float(d["volfrac"][i]), fixed=fixed, loads=loads)
+        if args.write_specs:
+            with open(f"{args.write_specs}/design{d['index'][i]}.json", "w") as f:
+                json.dump(spec, f)
+            continue
         _, c, x = solve(spec)
         rel = abs(c - d["compliance"][i]) / c
         diff = int(np.sum((x > 0.5).astype(np.uint8) != d["designs"][i]))
         worst_c, pix = max(worst_c, rel), pix + diff
         print(f"design {d['index'][i]} compliance {c:.8g} go {d['compliance'][i]:.8g} rel {rel:.2e} pixels_differing {diff}")
+    if args.write_specs:
+        return
     dt = time.perf_counter() - t0
     print(f"designs {n} max_rel_compliance {worst_c:.2e} pixels_differing {pix} seconds_per_design {dt / n:.3f}")
 
@@ -178,6 +186,7 @@ def main():
     s = sub.add_parser("dataset")
     s.add_argument("npz")
     s.add_argument("--first", type=int, default=10)
+    s.add_argument("--write-specs", metavar="DIR", help="only write each design's problem as DIR/design<index>.json")
     args = ap.parse_args()
     {"solve": cmd_solve, "fixtures": cmd_fixtures, "dataset": cmd_dataset}[args.cmd](args)
 
