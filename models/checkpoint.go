@@ -49,6 +49,9 @@ type TrainingState struct {
 	LabelMin      float64 `json:"label_min"`
 	LabelMax      float64 `json:"label_max"`
 	HasLabelRange bool    `json:"has_label_range"`
+	// Plateau is the learning-rate schedule on the validation loss, with its
+	// state (nil: none).
+	Plateau *Plateau `json:"plateau,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
@@ -183,7 +186,8 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
-		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange}
+		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
+		Plateau: t.Plateau}
 }
 
 // stateDict returns the network's tensors and the target predictor's,
@@ -281,5 +285,7 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	}
 	t.Step, t.Epoch = st.Step, st.Epoch
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
+	t.Plateau = st.Plateau
+	t.adam.SetLR(st.LR)
 	return nil
 }

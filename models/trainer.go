@@ -98,7 +98,10 @@ type Trainer[E any] struct {
 	LabelMin, LabelMax float64
 	// Augment, when set, transforms every sampled mini-batch (data
 	// augmentation), drawing from the sampler's seeded generator.
-	Augment  Augment[E]
+	Augment Augment[E]
+	// Plateau, when set, lowers the learning rate when the validation loss
+	// stalls and marks the best epochs (EpochReport.Best); Fit applies it.
+	Plateau  *Plateau
 	hasRange bool
 	adam     *optim.Adam
 	params   []*torch.Tensor
@@ -405,6 +408,11 @@ type EpochReport struct {
 	Epoch int
 	Train Losses
 	Val   *Losses // nil without validation data
+	// Best reports the lowest validation loss so far (always true without
+	// validation or without a Plateau); LR is the learning rate of the next
+	// epoch.
+	Best bool
+	LR   float64
 	// TrainTime is the time of the training steps, Duration that of the
 	// whole epoch with validation.
 	TrainTime, Duration time.Duration
@@ -420,14 +428,20 @@ func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoc
 		if err != nil {
 			return err
 		}
-		rep := EpochReport{Epoch: t.Epoch, Train: tl, TrainTime: time.Since(start)}
+		rep := EpochReport{Epoch: t.Epoch, Train: tl, TrainTime: time.Since(start), Best: true}
 		if val.Len() > 0 {
 			vl, err := t.Evaluate(val)
 			if err != nil {
 				return fmt.Errorf("epoch %d: validation: %w", t.Epoch, err)
 			}
 			rep.Val = &vl
+			if t.Plateau != nil {
+				var lr float64
+				rep.Best, lr = t.Plateau.Epoch(vl.Total, t.adam.Opts.LR)
+				t.adam.SetLR(lr)
+			}
 		}
+		rep.LR = t.adam.Opts.LR
 		rep.Duration = time.Since(start)
 		if onEpoch != nil {
 			if err := onEpoch(rep); err != nil {

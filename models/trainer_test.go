@@ -194,3 +194,32 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPlateau follows Keras' ReduceLROnPlateau (factor 0.2, patience 1,
+// floor 1e-4, min_delta 1e-4) and ModelCheckpoint's best epochs on a
+// sequence of validation losses.
+func TestPlateau(t *testing.T) {
+	p := AuthorsPlateau()
+	lr := 1e-3
+	for i, c := range []struct {
+		val    float64
+		best   bool
+		nextLR float64
+	}{
+		{5, true, 1e-3},
+		{4, true, 1e-3},
+		{3.99995, true, 2e-4}, // better, but by less than min_delta: counts as a stall
+		{4.5, false, 1e-4},    // 2e-4 * 0.2 = 4e-5, floored at 1e-4
+		{4.6, false, 1e-4},    // at the floor: unchanged
+		{3, true, 1e-4},
+	} {
+		var best bool
+		best, lr = p.Epoch(c.val, lr)
+		if best != c.best || math.Abs(lr-c.nextLR) > 1e-15 {
+			t.Errorf("epoch %d (val %v): best %v lr %v, want %v %v", i, c.val, best, lr, c.best, c.nextLR)
+		}
+	}
+	if err := (&Plateau{Factor: 1, Patience: 1}).Validate(); err == nil {
+		t.Error("factor 1 accepted")
+	}
+}

@@ -34,6 +34,8 @@ func trainCommand() *cli.Command {
 		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none (" +
 			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.GradClip) }) + ")"},
 		&cli.IntFlag{Name: "latent", Usage: "latent dimension of a new network (0: the task's)"},
+		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "multiply the learning rate by 0.2 after an epoch without a better " +
+			"validation loss, down to 1e-4 (the authors'); --lr-plateau=false keeps it constant"},
 		&cli.Float64Flag{Name: "labelled-fraction", Value: 1, Usage: "semi-supervised: share of training points keeping their label"},
 		&cli.Float64Flag{Name: "val-fraction", Value: 0.05, Usage: "share of the data held out for validation"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point in the final report (0: the network's default)"},
@@ -50,8 +52,9 @@ func trainCommand() *cli.Command {
 		Name:  "train",
 		Usage: "train a task's VAE with a chosen ELBO and write a checkpoint",
 		Description: "Writes --out (a state dict that Python's torch.load reads), its configuration FILE.json\n" +
-			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt after every\n" +
-			"epoch; --resume continues from them. Flags left unset take the task's defaults (DESIGN.md\n" +
+			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
+			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
+			"every epoch; --resume continues from it. Flags left unset take the task's defaults (DESIGN.md\n" +
 			"section 9). Mini-batches are drawn with replacement in proportion to rank weights with --k.",
 		Flags:  flags,
 		Action: trainAction,
@@ -82,6 +85,9 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 		K: k, Epochs: intOr(c, "epochs", d.Epochs), ValFraction: c.Float64("val-fraction"),
 		LabelledFraction: c.Float64("labelled-fraction"), Latent: c.Int("latent"), Out: c.String("out"), Resume: c.Bool("resume"),
 		Report: task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
+	}
+	if c.Bool("lr-plateau") {
+		req.Plateau = models.AuthorsPlateau()
 	}
 	if err := req.Opts.Validate(); err != nil {
 		return req, err

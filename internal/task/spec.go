@@ -57,6 +57,9 @@ type TrainRequest struct {
 	ValFraction, LabelledFraction float64
 	// Latent is the latent dimension of a new network (0: the task's).
 	Latent int
+	// Plateau lowers the learning rate when the validation loss stalls
+	// (nil: never); a resumed training keeps its own.
+	Plateau *models.Plateau
 	// Out is the checkpoint path; Resume continues the training saved there.
 	Out    string
 	Resume bool

@@ -3,6 +3,9 @@ package task
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/models"
@@ -34,11 +37,21 @@ func (d *defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) 
 	return train, val, source, err
 }
 
+// LastPath is where pretraining keeps its latest epoch for resuming,
+// FILE.last.pt for FILE.pt (FILE.pt holds the best-validation epoch).
+func LastPath(out string) string {
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".last" + filepath.Ext(out)
+}
+
 // newTrainer builds a fresh network and its trainer, or resumes the
-// checkpoint at req.Out.
+// checkpoint of the latest epoch saved for req.Out.
 func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
 	if req.Resume {
-		net, tr, err := models.LoadTrainer[E](req.Out, env.Device, d.s.Networks...)
+		from := LastPath(req.Out)
+		if _, err := os.Stat(from); err != nil {
+			from = req.Out // a checkpoint written before the best/last split
+		}
+		net, tr, err := models.LoadTrainer[E](from, env.Device, d.s.Networks...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("resume: %w", err)
 		}
@@ -59,13 +72,15 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		net.Close()
 		return nil, nil, err
 	}
-	tr.Augment = d.s.Augment
+	tr.Augment, tr.Plateau = d.s.Augment, req.Plateau
 	return net, tr, nil
 }
 
 // Train pretrains the task's VAE (or resumes it) for req.Epochs epochs in
-// all, saving a checkpoint after every epoch, then reports the network's
-// quality, timings and memory on env.Stdout.
+// all. After every epoch it saves the trainer to LastPath(req.Out) (to
+// resume) and, when the validation loss is the best so far, to req.Out (the
+// authors keep the best-validation model); then it reports the network's
+// quality and timings on env.Stdout.
 func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if req.Epochs < 1 {
 		return fmt.Errorf("epochs %d: want >= 1", req.Epochs)
@@ -97,7 +112,13 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 			env.Progress.Epoch(r, req.Epochs)
 		}
 		trainTime += r.TrainTime
-		return tr.Save(req.Out, &r)
+		if err := tr.Save(LastPath(req.Out), &r); err != nil {
+			return err
+		}
+		if r.Best {
+			return tr.Save(req.Out, &r)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -105,13 +126,22 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if done := tr.Epoch - startEpoch; done > 0 {
 		fmt.Fprintf(env.Stdout, "seconds_per_epoch %.2f (training steps, without validation)\n", trainTime.Seconds()/float64(done))
 	}
+	// Report on the weights the checkpoint keeps: the best epoch.
+	if err := tr.LoadWeights(req.Out); err != nil {
+		return err
+	}
 	if d.s.Report != nil {
 		if err := d.s.Report(env, net, val.Examples, req.Report); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(env.Stdout, "wall_seconds %.1f\n", time.Since(start).Seconds())
-	fmt.Fprintf(env.Stdout, "checkpoint %s (+ %s, %s)\n", req.Out, models.HeaderPath(req.Out), models.AdamPath(req.Out))
+	best := "the last epoch"
+	if h, err := models.ReadHeader(req.Out, ""); err == nil && h.Training != nil {
+		best = fmt.Sprintf("epoch %d", h.Training.Epoch)
+	}
+	fmt.Fprintf(env.Stdout, "checkpoint %s (best validation: %s; + %s, %s; latest epoch for --resume: %s)\n", req.Out, best,
+		models.HeaderPath(req.Out), models.AdamPath(req.Out), LastPath(req.Out))
 	return nil
 }
 
