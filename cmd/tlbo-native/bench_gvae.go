@@ -28,10 +28,12 @@ func setupTorch(c *cli.Context) (torch.Device, error) {
 func benchGVAEStepCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gvae-step",
-		Usage: "time training steps of a network shaped like the expression grammar VAE (batch 256)",
+		Usage: "time training steps of the expression grammar VAE through the trainer (twin: testdata/models/gvae_epoch_torch.py)",
 		Flags: []cli.Flag{
 			deviceFlag, threadsFlag,
 			&cli.IntFlag{Name: "steps", Value: 50, Usage: "timed steps (after 3 warm-up steps)"},
+			&cli.StringFlag{Name: "elbo", Value: "lbo", Usage: "training objective (lbo, t, ...)"},
+			&cli.IntFlag{Name: "batch", Value: 256, Usage: "mini-batch size"},
 			&cli.Uint64Flag{Name: "seed", Value: 0},
 		},
 		Action: func(c *cli.Context) error {
@@ -39,11 +41,12 @@ func benchGVAEStepCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			times, err := bench.GVAEStep(bench.GVAEStepOptions{Device: dev, Steps: c.Int("steps"), Seed: c.Uint64("seed")})
+			times, err := bench.GVAEStep(bench.GVAEStepOptions{Device: dev, ELBO: c.String("elbo"), Steps: c.Int("steps"),
+				Seed: c.Uint64("seed"), Batch: c.Int("batch")})
 			if err != nil {
 				return err
 			}
-			fmt.Printf("device %s threads %d steps %d\n", dev, torch.NumThreads(), len(times))
+			fmt.Printf("device %s threads %d elbo %s batch %d steps %d\n", dev, torch.NumThreads(), c.String("elbo"), c.Int("batch"), len(times))
 			fmt.Printf("gvae_step_ms %.3f\n", bench.Median(times))
 			return nil
 		},
