@@ -1,6 +1,8 @@
 // Package gp implements the Gaussian-process surrogate of T-LBO in float64
 // on gonum (with OpenBLAS underneath, see internal/openblas): exact GP
-// regression and the sparse GP with the Titsias collapsed bound (SGPR), ARD
+// regression and the sparse GP trained with the Titsias collapsed bound
+// (SGPR) or the FITC marginal likelihood (Options.Approximation; FITC is
+// what the authors' pinned GPyTorch 1.3.0 optimised, see fitc.go), ARD
 // RBF and Matérn-5/2 kernels with an output scale, a constant mean, Gaussian
 // noise, optional Kumaraswamy input warping (W-LBO), the reference's priors
 // (Gamma(3, 6) on length-scales, Gamma(2, 0.15) on the output scale; MAP

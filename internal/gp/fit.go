@@ -38,11 +38,15 @@ type Options struct {
 	NoPriors bool
 	// KMeansIter bounds the Lloyd iterations of the initialisation (0: 25).
 	KMeansIter int
+	// Approximation is the sparse GP's training objective, Titsias or FITC
+	// ("" is DefaultApproximation); predictions follow it.
+	Approximation Approximation
 }
 
 // Fit fits a GP to inputs x (N x d, normalised to [0,1]^d, see Normalizer)
 // and targets y (standardised, see Standardizer): the SGPR bound when
-// 0 < opts.Inducing < N, otherwise the exact log marginal likelihood, plus
+// 0 < opts.Inducing < N (or FITC's marginal likelihood, see
+// opts.Approximation), otherwise the exact log marginal likelihood, plus
 // the hyperparameter priors, maximised with L-BFGS over all
 // hyperparameters, the inducing points and the warping.
 func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
@@ -64,7 +68,8 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 		return fitWarpInStages(x, y, opts, start)
 	}
 	h := initialHyper(x, y, opts)
-	spec := Spec{Kernel: opts.Kernel, Warp: opts.Warp, FixInducing: opts.FixInducing, NoPriors: opts.NoPriors}
+	spec := Spec{Kernel: opts.Kernel, Warp: opts.Warp, FixInducing: opts.FixInducing, NoPriors: opts.NoPriors,
+		Approximation: opts.Approximation}
 	warm := opts.Init != nil
 	if m := opts.Inducing; m > 0 && m < n {
 		if warm && opts.Init.Sparse() && opts.Init.inducing.RawMatrix().Rows == m {

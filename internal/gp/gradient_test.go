@@ -82,12 +82,12 @@ func TestObjectiveGradient(t *testing.T) {
 	}
 	for _, kern := range []Kernel{RBF, Matern52} {
 		for _, warp := range []bool{false, true} {
-			for _, sparse := range []bool{false, true} {
-				name := fmt.Sprintf("%v/warp=%v/sparse=%v", kern, warp, sparse)
+			for _, approx := range []Approximation{"exact", Titsias, FITC} {
+				name := fmt.Sprintf("%v/warp=%v/%s", kern, warp, approx)
 				t.Run(name, func(t *testing.T) {
 					spec := Spec{Kernel: kern, Warp: warp}
-					if sparse {
-						spec.Inducing = z
+					if approx != "exact" {
+						spec.Inducing, spec.Approximation = z, approx
 					}
 					o, err := NewObjective(x, y, spec)
 					if err != nil {

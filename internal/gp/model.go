@@ -16,6 +16,7 @@ type Model struct {
 	kernel   Kernel
 	hyper    Hyper
 	inducing *mat.Dense // M x d in the input space (warped like the data); nil for exact
+	approx   Approximation
 	post     posterior
 	n        int
 	logLik   float64
@@ -39,7 +40,8 @@ type FitInfo struct {
 
 // New builds the posterior of a GP with fixed hyperparameters h on inputs x
 // (N x d, in [0,1]^d) and targets y, without fitting. spec.Inducing selects
-// SGPR (the Titsias posterior) with those inducing points; nil means exact.
+// a sparse GP with those inducing points (spec.Approximation: the Titsias or
+// the FITC posterior); nil means exact.
 func New(x *mat.Dense, y []float64, spec Spec, h Hyper) (*Model, error) {
 	spec.FixInducing = true
 	o, err := NewObjective(x, y, spec)
@@ -61,6 +63,9 @@ func (o *Objective) model(theta []float64, info FitInfo) (*Model, error) {
 		return nil, err
 	}
 	m.hyper, m.inducing = o.Unpack(theta)
+	if m.inducing != nil {
+		m.approx = o.spec.Approximation
+	}
 	m.logPrior = 0
 	if !o.spec.NoPriors {
 		m.logPrior = o.lay.logPrior(theta, nil)
@@ -90,8 +95,12 @@ func (m *Model) Inducing() *mat.Dense {
 	return mat.DenseCopyOf(m.inducing)
 }
 
-// LogLik returns the log marginal likelihood (exact) or the collapsed bound
-// (sparse) at the fitted hyperparameters, without the prior.
+// Approximation returns the sparse objective the model was fitted with and
+// predicts by ("" for an exact GP).
+func (m *Model) Approximation() Approximation { return m.approx }
+
+// LogLik returns the log marginal likelihood (exact or FITC) or the
+// collapsed bound (Titsias) at the fitted hyperparameters, without the prior.
 func (m *Model) LogLik() float64 { return m.logLik }
 
 // LogPrior returns the log prior density of the fitted hyperparameters (0

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,6 +27,9 @@ type Spec struct {
 	// NoPriors drops the hyperparameter priors (maximum likelihood instead
 	// of MAP).
 	NoPriors bool
+	// Approximation is the sparse objective ("" is DefaultApproximation);
+	// it does not matter for the exact GP.
+	Approximation Approximation
 }
 
 // Objective is the function a fit maximises: the exact log marginal
@@ -55,6 +57,9 @@ type workspace struct {
 	linv            blas64.General // inverse of the Cholesky factor
 	t, lb, y1, y2   blas64.General
 	b, c, v         []float64
+	a               blas64.General // FITC: K_fu L⁻ᵀ
+	lam             []float64      // FITC: the diagonal Λ
+	clamped         []bool         // FITC: where K_ii - Q_ii < 0 was clamped to 0
 }
 
 // NewObjective returns the fitting objective for inputs x (N x d, expected
@@ -66,6 +71,11 @@ func NewObjective(x *mat.Dense, y []float64, spec Spec) (*Objective, error) {
 	if !spec.Kernel.valid() {
 		return nil, fmt.Errorf("gp: unknown kernel %v", spec.Kernel)
 	}
+	approx, err := ParseApproximation(string(spec.Approximation))
+	if err != nil {
+		return nil, err
+	}
+	spec.Approximation = approx
 	_, d := x.Dims()
 	o := &Objective{x: toGeneral(x), y: append([]float64(nil), y...), spec: spec}
 	m := 0
@@ -149,9 +159,12 @@ func (o *Objective) eval(theta, grad []float64, post *posterior) (float64, error
 	}
 	var f float64
 	var err error
-	if o.Sparse() {
+	switch {
+	case o.Sparse() && o.spec.Approximation == FITC:
+		f, err = o.evalFITC(h, z, grad, post)
+	case o.Sparse():
 		f, err = o.evalSparse(h, z, grad, post)
-	} else {
+	default:
 		f, err = o.evalExact(h, grad, post)
 	}
 	if err != nil {
@@ -197,51 +210,10 @@ func (o *Objective) inputs(h Hyper, wantGrad bool) {
 // the N-sized work is one dsyrk and, for the gradient, one dgemm on N x M.
 func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *posterior) (float64, error) {
 	w := &o.ws
-	n, d, m := o.x.Rows, o.x.Cols, o.lay.m
+	n, m := o.x.Rows, o.lay.m
 	s, sig2 := h.Outputscale, h.Noise
-	wantGrad := grad != nil
-	o.inputs(h, wantGrad)
-
-	// The inducing points live in the input space and are warped like the
-	// data, so that a change of warping moves both together.
-	w.zh = reshape(w.zh, m, d)
-	zg := blas64.General{Rows: m, Cols: d, Stride: d, Data: z}
-	if h.Warped() {
-		warpRows(zg, h, w.zh, nil)
-	} else {
-		copy(w.zh.Data, z)
-	}
-	for j := 0; j < m; j++ {
-		for k := 0; k < d; k++ {
-			w.zh.Data[j*d+k] /= h.Lengthscales[k]
-		}
-	}
-	w.zhSq = rowSqNorms(w.zh, w.zhSq)
-
-	// Correlations (without s) between data and inducing points.
-	w.kc = reshape(w.kc, n, m)
-	w.kuu = reshape(w.kuu, m, m)
-	var kap, kapuu blas64.General // κ, stored only when it differs from the correlation
-	if wantGrad && o.spec.Kernel != RBF {
-		w.kap = reshape(w.kap, n, m)
-		w.kapuu = reshape(w.kapuu, m, m)
-		kap, kapuu = w.kap, w.kapuu
-	}
-	crossCorr(o.spec.Kernel, w.xh, w.xhSq, w.zh, w.zhSq, w.kc, kap)
-	crossCorr(o.spec.Kernel, w.zh, w.zhSq, w.zh, w.zhSq, w.kuu, kapuu)
-	if o.spec.Kernel == RBF {
-		kap = w.kc // κ = k/s for the RBF kernel
-	}
-	// K_uu = s (C_uu + jitter I), kept intact in w.kuu; factor a copy.
-	for i, v := range w.kuu.Data {
-		w.kuu.Data[i] = s * v
-	}
-	for j := 0; j < m; j++ {
-		w.kuu.Data[j*m+j] = s * (1 + baseJitter)
-	}
-	w.l = reshape(w.l, m, m)
-	copy(w.l.Data, w.kuu.Data)
-	if _, err := cholesky(w.l, "K_uu (inducing-point covariance)"); err != nil {
+	zg, kap, kapuu, err := o.sparseKernels(h, z, grad != nil)
+	if err != nil {
 		return 0, err
 	}
 	L := lower(w.l)
@@ -255,14 +227,7 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	w.b = resize(w.b, m)
 	blas64.Gemv(blas.Trans, s, w.kc, vec(w.r), 0, vec(w.b))
 
-	// L⁻¹ explicitly: triangular products run faster than triangular solves
-	// in OpenBLAS, and the sandwiches below need three pairs of them.
-	w.linv = reshape(w.linv, m, m)
-	copy(w.linv.Data, w.l.Data)
 	Linv := lower(w.linv)
-	if !lapack64.Trtri(Linv) {
-		return 0, fmt.Errorf("gp: inverse of the Cholesky factor of K_uu: %w", ErrNotPositiveDefinite)
-	}
 
 	// T = L⁻¹ Ψ₂ L⁻ᵀ / σ², B = I + T.
 	whiten(Linv, w.t, 1/sig2)
@@ -361,38 +326,10 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	grad[lay.noise] = dSig2 * (sig2 - NoiseFloor)
 	grad[lay.mean] = (sumR - sumKv) / sig2
 
-	// G_fu, then W = G_fu ∘ ∂k (the kernel's κ times s), in place.
+	// G_fu without its rank-one part r vᵀ/σ², added by sparseInputGrads.
 	w.g = reshape(w.g, n, m)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2*s, w.kc, S, 0, w.g)
-	rsW, csW := rankOneHadamard(w.g, w.r, w.v, 1/sig2, kap, s, &w.rs)
-	if o.spec.Kernel == RBF {
-		// K_uu holds s (C_uu + jitter I); the jitter's diagonal does not
-		// matter because the diagonal of W_uu cancels in ∂F/∂Ẑ.
-		hadamardScaled(Guu, w.kuu, 1)
-	} else {
-		hadamardScaled(Guu, kapuu, s)
-	}
-
-	// ∂F/∂X̂ = W Ẑ - rowsum(W) ∘ X̂; ∂F/∂Ẑ = Wᵀ X̂ - colsum(W) ∘ Ẑ
-	// + 2 (W_uu Ẑ - rowsum(W_uu) ∘ Ẑ).
-	w.dzh = reshape(w.dzh, m, d)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, w.g, w.zh, 0, w.dxh)
-	subRowScaled(w.dxh, w.xh, rsW)
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, w.g, w.xh, 0, w.dzh)
-	subRowScaled(w.dzh, w.zh, csW)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 2, Guu, w.zh, 1, w.dzh)
-	uu := rowSums(Guu, nil)
-	for j := range uu {
-		uu[j] *= 2
-	}
-	subRowScaled(w.dzh, w.zh, uu)
-
-	o.scaledGrads(h, o.x, w.xh, w.dxh, grad, nil)
-	var gz []float64
-	if lay.learnZ {
-		gz = grad[lay.z : lay.z+m*d]
-	}
-	o.scaledGrads(h, zg, w.zh, w.dzh, grad, gz)
+	o.sparseInputGrads(h, zg, kap, kapuu, Guu, w.r, w.v, 1/sig2, grad)
 	return f, nil
 }
 
