@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Summarise experiment runs: best score (mean, std over seeds) and where the time went.
+"""Summarise experiment runs: best score after 100, 250 and 500 queries (mean, std over
+seeds; lower is better) and where the time went.
 
     docs/experiment/summarize.py RUNS_DIR
 
@@ -15,9 +16,15 @@ import statistics
 import sys
 
 
+CHECKPOINTS = (100, 250, 500)
+
+
 def run_summary(journal):
+    """Returns the number of queries, the best score after each checkpoint
+    (None where the run is shorter) and the time per stage."""
     t = collections.Counter()
     best = None
+    at = {}
     n = 0
     for line in open(journal):
         rec = json.loads(line)
@@ -33,8 +40,10 @@ def run_summary(journal):
                 t[k] += tm.get(k, 0)
             t["total_queries"] += tm["total"] + tm.get("encode", 0)
             best = q["score"] if best is None else min(best, q["score"])
+            if n in CHECKPOINTS:
+                at[n] = best
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
-    return n, best, t
+    return n, at, t
 
 
 def main(root):
@@ -44,17 +53,24 @@ def main(root):
             continue
         method = os.path.basename(d).rsplit("-seed", 1)[0]
         groups[method].append(run_summary(os.path.join(d, "journal.jsonl")))
-    print("| method | runs | queries | best score mean ± std | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    cols = " | ".join(f"best after {c}" for c in CHECKPOINTS)
+    print(f"| method | runs | queries | {cols} | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
+    print("|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|")
     for method, runs in groups.items():
-        bests = [b for _, b, _ in runs]
+        cells = []
+        for c in CHECKPOINTS:
+            bests = [at[c] for _, at, _ in runs if c in at]
+            if len(bests) < len(runs):
+                cells.append("–")
+                continue
+            sd = statistics.stdev(bests) if len(bests) > 1 else 0.0
+            cells.append(f"{statistics.mean(bests):.4f} ± {sd:.4f}")
         walls = [t["wall"] for _, _, t in runs]
         tot = collections.Counter()
         for _, _, t in runs:
             tot.update(t)
         share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%"
-        sd = statistics.stdev(bests) if len(bests) > 1 else 0.0
-        print(f"| {method} | {len(runs)} | {runs[0][0]} | {statistics.mean(bests):.4f} ± {sd:.4f} | "
+        print(f"| {method} | {len(runs)} | {runs[0][0]} | {' | '.join(cells)} | "
               f"{statistics.mean(walls):.0f} | {share('retrain')} | {share('gp_fit')} | {share('acq')} | "
               f"{share('decode')} | {share('encode')} | {share('eval')} |")
 
