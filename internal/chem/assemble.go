@@ -1,0 +1,388 @@
+package chem
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Attachment candidates and assembly of JT-VAE: a port of chemutils.enum_attach,
+// local_attach, attach_mols, enum_assemble, check_singleton and check_aroma.
+
+// MaxCandidates is MAX_NCAND: the search stops once more attachments than this
+// have been completed.
+const MaxCandidates = 2000
+
+// Benzynes and Penzynes are the kekulé six- and five-ring clusters whose
+// aromaticity check_aroma tests (Vocab's class defaults, which data
+// preprocessing uses: it never builds a Vocab).
+var (
+	Benzynes = []string{"C1=CC=CC=C1", "C1=CC=NC=C1", "C1=CC=NN=C1", "C1=CN=CC=N1", "C1=CN=CN=C1", "C1=CN=NC=N1",
+		"C1=CN=NN=C1", "C1=NC=NC=N1", "C1=NN=CN=N1"}
+	Penzynes = []string{"C1=C[NH]C=C1", "C1=C[NH]C=N1", "C1=C[NH]N=C1", "C1=C[NH]N=N1", "C1=COC=C1", "C1=COC=N1",
+		"C1=CON=C1", "C1=CSC=C1", "C1=CSC=N1", "C1=CSN=C1", "C1=CSN=N1", "C1=NN=C[NH]1", "C1=NN=CO1", "C1=NN=CS1",
+		"C1=N[NH]C=N1", "C1=N[NH]N=C1", "C1=N[NH]N=N1", "C1=NN=N[NH]1", "C1=NN=NS1", "C1=NOC=N1", "C1=NON=C1",
+		"C1=NSC=N1", "C1=NSN=C1"}
+)
+
+// AtomPair maps an atom of neighbour node Nei (Nei's atom NeiAtom) onto atom
+// CtrAtom of the centre cluster.
+type AtomPair struct {
+	Nei, CtrAtom, NeiAtom int
+}
+
+// Candidate is one way to attach a node's neighbours: its SMILES, the atom map
+// that makes it and its check_aroma score.
+type Candidate struct {
+	Smiles string
+	Amap   []AtomPair
+	Aroma  float64
+}
+
+func atomEqual(a, b Atom) bool {
+	return a.AtomicNum == b.AtomicNum && a.FormalCharge == b.FormalCharge
+}
+
+// enumAttach lists the ways to attach nei to the centre molecule given amap.
+func enumAttach(ctr *Node, nei *Node, amap []AtomPair, singletons []int) []([]AtomPair) {
+	var black, used []int
+	for _, p := range amap {
+		if slices.Contains(singletons, p.Nei) {
+			black = append(black, p.CtrAtom)
+		}
+		used = append(used, p.CtrAtom)
+	}
+	var out [][]AtomPair
+	add := func(ps ...AtomPair) {
+		out = append(out, append(slices.Clone(amap), ps...))
+	}
+	switch len(nei.bonds) {
+	case 0:
+		na := nei.atoms[0]
+		for i, a := range ctr.atoms {
+			if !slices.Contains(black, i) && atomEqual(a, na) && !slices.Contains(used, i) {
+				add(AtomPair{nei.ID, i, 0})
+			}
+		}
+	case 1:
+		b := nei.bonds[0]
+		val := int(b.Order)
+		b1, b2 := nei.atoms[b.Begin], nei.atoms[b.End]
+		for i, a := range ctr.atoms {
+			if slices.Contains(black, i) || (a.AtomicNum == 6 && a.TotalHs < val) {
+				continue
+			}
+			if atomEqual(a, b1) {
+				add(AtomPair{nei.ID, i, b.Begin})
+			} else if atomEqual(a, b2) {
+				add(AtomPair{nei.ID, i, b.End})
+			}
+		}
+	default:
+		for i, a1 := range ctr.atoms {
+			if slices.Contains(black, i) {
+				continue
+			}
+			for j, a2 := range nei.atoms {
+				if atomEqual(a1, a2) && !(a1.AtomicNum == 6 && a1.TotalHs+a2.TotalHs < 4) {
+					add(AtomPair{nei.ID, i, j})
+				}
+			}
+		}
+		if len(ctr.bonds) > 1 {
+			for _, b1 := range ctr.bonds {
+				for _, b2 := range nei.bonds {
+					if atomEqual(ctr.atoms[b1.Begin], nei.atoms[b2.Begin]) && atomEqual(ctr.atoms[b1.End], nei.atoms[b2.End]) {
+						add(AtomPair{nei.ID, b1.Begin, b2.Begin}, AtomPair{nei.ID, b1.End, b2.End})
+					}
+					if atomEqual(ctr.atoms[b1.Begin], nei.atoms[b2.End]) && atomEqual(ctr.atoms[b1.End], nei.atoms[b2.Begin]) {
+						add(AtomPair{nei.ID, b1.Begin, b2.End}, AtomPair{nei.ID, b1.End, b2.Begin})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// localAttach is chemutils.local_attach: the centre with its neighbours
+// attached by amap (an unsanitised molecule).
+func localAttach(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (*Mol, error) {
+	m, err := ctr.Mol.CopyEdit()
+	if err != nil {
+		return nil, err
+	}
+	maps := map[int]map[int]int{}
+	for _, n := range prev {
+		maps[n.ID] = map[int]int{}
+	}
+	for _, n := range neighbors {
+		maps[n.ID] = map[int]int{}
+	}
+	for _, p := range amap {
+		mp, ok := maps[p.Nei]
+		if !ok {
+			m.Close()
+			return nil, fmt.Errorf("atom map names node %d, which is not a neighbour", p.Nei)
+		}
+		mp[p.NeiAtom] = p.CtrAtom
+	}
+	if err := attachMols(m, neighbors, prev, maps); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// attachMols is chemutils.attach_mols: adds the neighbours' missing atoms and
+// bonds to m; a bond of a previous (father) node replaces the one in m.
+func attachMols(m *Mol, neighbors, prev []*Node, maps map[int]map[int]int) error {
+	all := append(slices.Clone(prev), neighbors...)
+	for k, nei := range all {
+		amap := maps[nei.ID]
+		for i, a := range nei.atoms {
+			if _, ok := amap[i]; ok {
+				continue
+			}
+			idx, err := m.AddAtom(a.AtomicNum, a.FormalCharge, a.MapNum)
+			if err != nil {
+				return err
+			}
+			amap[i] = idx
+		}
+		if len(nei.bonds) == 0 {
+			if err := m.SetAtomMap(amap[0], nei.atoms[0].MapNum); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, b := range nei.bonds {
+			a1, a2 := amap[b.Begin], amap[b.End]
+			if m.BondBetween(a1, a2) < 0 {
+				if err := m.AddBond(a1, a2, b.Type); err != nil {
+					return err
+				}
+			} else if k < len(prev) {
+				if err := m.RemoveBond(a1, a2); err != nil {
+					return err
+				}
+				if err := m.AddBond(a1, a2, b.Type); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// EnumAssemble is chemutils.enum_assemble: the distinct ways to attach
+// neighbors (in that order) to node, given the father prev and its atom map.
+func EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap []AtomPair) ([]Candidate, error) {
+	var singletons []int
+	for _, n := range append(slices.Clone(neighbors), prev...) {
+		if len(n.atoms) == 1 {
+			singletons = append(singletons, n.ID)
+		}
+	}
+	var all [][]AtomPair
+	var search func(cur []AtomPair, depth int) error
+	search = func(cur []AtomPair, depth int) error {
+		if len(all) > MaxCandidates {
+			return nil
+		}
+		if depth == len(neighbors) {
+			all = append(all, cur)
+			return nil
+		}
+		seen := map[string]bool{}
+		var next [][]AtomPair
+		for _, amap := range enumAttach(node, neighbors[depth], cur, singletons) {
+			m, err := localAttach(node, neighbors[:depth+1], prev, amap)
+			if err != nil {
+				return err
+			}
+			s, ok := sanitizedSmiles(m)
+			m.Close()
+			if !ok || seen[s] {
+				continue
+			}
+			seen[s] = true
+			next = append(next, amap)
+		}
+		for _, amap := range next {
+			if err := search(amap, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := search(prevAmap, 0); err != nil {
+		return nil, err
+	}
+	return finishCandidates(node, neighbors, prev, all)
+}
+
+// finishCandidates writes each complete attachment as canonical SMILES, drops
+// repeats and those failing check_singleton, and scores check_aroma.
+func finishCandidates(node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
+	seen := map[string]bool{}
+	var out []Candidate
+	for _, amap := range all {
+		m, err := localAttach(node, neighbors, prev, amap)
+		if err != nil {
+			return nil, err
+		}
+		s, err := m.SmilesWith(DefaultSmiles)
+		m.Close()
+		if err != nil {
+			return nil, err
+		}
+		cm, err := Smiles(s)
+		if err != nil {
+			return nil, err
+		}
+		smiles, err := cm.SmilesWith(DefaultSmiles)
+		if err == nil && !seen[smiles] {
+			var ok bool
+			if ok, err = checkSingleton(cm, node, neighbors); err == nil && ok {
+				seen[smiles] = true
+				var aroma float64
+				if aroma, err = checkAroma(cm, node, neighbors); err == nil {
+					out = append(out, Candidate{Smiles: smiles, Amap: amap, Aroma: aroma})
+				}
+			}
+		}
+		cm.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func checkSingleton(cand *Mol, ctr *Node, nei []*Node) (bool, error) {
+	rings, singles := 0, 0
+	for _, n := range append(slices.Clone(nei), ctr) {
+		switch l := len(n.atoms); {
+		case l > 2:
+			rings++
+		case l == 1:
+			singles++
+		}
+	}
+	if singles > 0 || rings == 0 {
+		return true, nil
+	}
+	atoms, err := cand.Atoms()
+	if err != nil {
+		return false, err
+	}
+	adj, err := cand.Neighbours()
+	if err != nil {
+		return false, err
+	}
+	for i := range atoms {
+		leaves := 0
+		for _, j := range adj[i] {
+			if atoms[j].InRing == 0 {
+				leaves++
+			}
+		}
+		if leaves > 1 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func checkAroma(cand *Mol, ctr *Node, nei []*Node) (float64, error) {
+	nodes := append(slices.Clone(nei), ctr)
+	rings := 0
+	for _, n := range nodes {
+		if len(n.atoms) >= 3 {
+			rings++
+		}
+	}
+	if rings < 2 {
+		return 0, nil
+	}
+	var benz, penz []int
+	for _, n := range nodes {
+		id := n.ID
+		if n.IsLeaf {
+			id = 0
+		}
+		if slices.Contains(Benzynes, n.Smiles) {
+			benz = append(benz, id)
+		}
+		if slices.Contains(Penzynes, n.Smiles) {
+			penz = append(penz, id)
+		}
+	}
+	if len(benz)+len(penz) == 0 {
+		return 0, nil
+	}
+	atoms, err := cand.Atoms()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range atoms {
+		if a.IsAromatic && (slices.Contains(benz, a.MapNum) || slices.Contains(penz, a.MapNum)) {
+			n++
+		}
+	}
+	if n >= len(benz)*4+len(penz)*3 {
+		return 1000, nil
+	}
+	return -0.001, nil
+}
+
+// assemblyOrder is MolTreeNode.assemble's neighbour order: singletons, then the
+// others by size, largest first (stable).
+func assemblyOrder(ns []*Node) []*Node {
+	var single, multi []*Node
+	for _, n := range ns {
+		if len(n.atoms) == 1 {
+			single = append(single, n)
+		} else {
+			multi = append(multi, n)
+		}
+	}
+	slices.SortStableFunc(multi, func(a, b *Node) int { return len(b.atoms) - len(a.atoms) })
+	return append(single, multi...)
+}
+
+// Assemble sets every node's Cands (MolTreeNode.assemble): the candidates that
+// pass the aromaticity check when any does, else all of them.
+func (t *Tree) Assemble() error {
+	for _, n := range t.Nodes {
+		cands, err := EnumAssemble(n, assemblyOrder(n.Neighbors), nil, nil)
+		if err != nil {
+			return fmt.Errorf("assemble node %d of %q: %w", n.ID, t.Smiles, err)
+		}
+		n.Cands = nil
+		for _, c := range cands {
+			if c.Aroma >= 0 {
+				n.Cands = append(n.Cands, c.Smiles)
+			}
+		}
+		if len(n.Cands) == 0 {
+			for _, c := range cands {
+				n.Cands = append(n.Cands, c.Smiles)
+			}
+		}
+	}
+	return nil
+}
+
+// Vocabulary returns the distinct cluster SMILES of the tree (get_vocab_from_tree).
+func (t *Tree) Vocabulary() []string {
+	var out []string
+	for _, n := range t.Nodes {
+		if !slices.Contains(out, n.Smiles) {
+			out = append(out, n.Smiles)
+		}
+	}
+	return out
+}
+

@@ -1,0 +1,58 @@
+package chem
+
+// The same pattern as torch/cgo.go, so that both can be switched to BUILD_DIR together.
+
+// #cgo CFLAGS: -I${SRCDIR}/../../native/chem
+// #cgo LDFLAGS: -L${SRCDIR}/../../build -ltlbo_chem -Wl,-rpath,${SRCDIR}/../../build
+// #include <stdlib.h>
+// #include "chem.h"
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Error is a failure reported by RDKit, with the operation that failed.
+type Error struct {
+	Op  string // e.g. "parse SMILES" or "kekulize"
+	Msg string // RDKit's message
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("chem: %s: %s", e.Op, e.Msg) }
+
+// takeError converts a status and a native error string into an error naming op,
+// and releases the string.
+func takeError(status C.int, msg *C.char, op string) error {
+	if status == 0 {
+		return nil
+	}
+	text := "unknown error"
+	if msg != nil {
+		text = C.GoString(msg)
+		C.tlbo_chem_free(unsafe.Pointer(msg))
+	}
+	return &Error{Op: op, Msg: text}
+}
+
+// takeString converts a malloc'd C string into a Go string and releases it.
+func takeString(s *C.char) string {
+	defer C.tlbo_chem_free(unsafe.Pointer(s))
+	return C.GoString(s)
+}
+
+// SetLogging turns RDKit's own log lines (on stderr) on or off; they are off by default.
+func SetLogging(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.tlbo_chem_set_logging(v)
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,376 @@
+// chem.cpp: the plain-C ABI of chem.h over RDKit. Every entry point catches
+// every exception and reports it as a status and an error string.
+#include "chem.h"
+
+#include <GraphMol/Chirality.h>
+#include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/Lipinski.h>
+#include <GraphMol/Fingerprints/MorganFingerprints.h>
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/MolDraw2D/MolDraw2DCairo.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
+#include <RDGeneral/RDLog.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct tlbo_mol {
+  std::unique_ptr<RDKit::RWMol> mol;
+};
+
+namespace {
+
+char *dup(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (p) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+int fail(char **err, const std::string &msg) {
+  if (err) *err = dup(msg);
+  return 1;
+}
+
+// guard runs f, turning any exception into a status and message.
+template <typename F>
+int guard(char **err, F f) {
+  try {
+    return f();
+  } catch (const RDKit::MolSanitizeException &e) {
+    return fail(err, e.what());
+  } catch (const Invar::Invariant &e) {
+    return fail(err, e.toUserString());
+  } catch (const std::exception &e) {
+    return fail(err, e.what());
+  } catch (...) {
+    return fail(err, "unknown C++ exception");
+  }
+}
+
+// RDKit logs to stderr by default: silence it once, before the first use.
+std::once_flag logs_once;
+void init_logs() {
+  std::call_once(logs_once, [] {
+    RDLog::InitLogs();
+    boost::logging::disable_logs("rdApp.*");
+  });
+}
+
+template <typename T>
+T *alloc_copy(const std::vector<T> &v) {
+  T *p = static_cast<T *>(std::malloc(sizeof(T) * (v.empty() ? 1 : v.size())));
+  if (!p) throw std::bad_alloc();
+  if (!v.empty()) std::memcpy(p, v.data(), sizeof(T) * v.size());
+  return p;
+}
+
+void flatten_rings(const RDKit::VECT_INT_VECT &rings, int **atoms, int **sizes, int *n) {
+  std::vector<int> flat, sz;
+  for (const auto &r : rings) {
+    sz.push_back(static_cast<int>(r.size()));
+    flat.insert(flat.end(), r.begin(), r.end());
+  }
+  *atoms = alloc_copy(flat);
+  try {
+    *sizes = alloc_copy(sz);
+  } catch (...) {
+    std::free(*atoms);
+    throw;
+  }
+  *n = static_cast<int>(sz.size());
+}
+
+void check_atom(const RDKit::ROMol &m, int a) {
+  if (a < 0 || a >= static_cast<int>(m.getNumAtoms()))
+    throw std::out_of_range("atom index " + std::to_string(a) + " out of range");
+}
+
+}  // namespace
+
+extern "C" {
+
+void tlbo_chem_free(void *p) { std::free(p); }
+void tlbo_chem_mol_free(tlbo_mol *m) { delete m; }
+
+void tlbo_chem_set_logging(int on) {
+  init_logs();
+  if (on)
+    boost::logging::enable_logs("rdApp.*");
+  else
+    boost::logging::disable_logs("rdApp.*");
+}
+
+int tlbo_chem_from_smiles(const char *smiles, int sanitize, tlbo_mol **out, char **err) {
+  init_logs();
+  return guard(err, [&] {
+    std::unique_ptr<RDKit::RWMol> m(RDKit::SmilesToMol(std::string(smiles), 0, sanitize != 0));
+    if (!m) return fail(err, "cannot parse SMILES");
+    *out = new tlbo_mol{std::move(m)};
+    return 0;
+  });
+}
+
+int tlbo_chem_new(tlbo_mol **out, char **err) {
+  init_logs();
+  return guard(err, [&] {
+    *out = new tlbo_mol{std::make_unique<RDKit::RWMol>()};
+    return 0;
+  });
+}
+
+int tlbo_chem_copy(const tlbo_mol *m, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    *out = new tlbo_mol{std::make_unique<RDKit::RWMol>(*m->mol)};
+    return 0;
+  });
+}
+
+int tlbo_chem_copy_edit(const tlbo_mol *m, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    auto h = std::make_unique<tlbo_mol>(tlbo_mol{std::make_unique<RDKit::RWMol>()});
+    for (const auto *a : m->mol->atoms()) {
+      auto *na = new RDKit::Atom(a->getAtomicNum());
+      na->setFormalCharge(a->getFormalCharge());
+      na->setAtomMapNum(a->getAtomMapNum());
+      h->mol->addAtom(na, false, true);
+    }
+    for (const auto *b : m->mol->bonds())
+      h->mol->addBond(b->getBeginAtomIdx(), b->getEndAtomIdx(), b->getBondType());
+    *out = h.release();
+    return 0;
+  });
+}
+
+int tlbo_chem_to_smiles(const tlbo_mol *m, int isomeric, int kekule, int canonical, char **out, char **err) {
+  return guard(err, [&] {
+    std::string s = RDKit::MolToSmiles(*m->mol, isomeric != 0, kekule != 0, -1, canonical != 0);
+    *out = dup(s);
+    return 0;
+  });
+}
+
+int tlbo_chem_fragment_smiles(const tlbo_mol *m, const int *atoms, int n, int isomeric, int kekule,
+                              int canonical, char **out, char **err) {
+  return guard(err, [&] {
+    std::vector<int> use(atoms, atoms + n);
+    for (int a : use) check_atom(*m->mol, a);
+    std::string s = RDKit::MolFragmentToSmiles(*m->mol, use, nullptr, nullptr, nullptr, isomeric != 0,
+                                               kekule != 0, -1, canonical != 0);
+    *out = dup(s);
+    return 0;
+  });
+}
+
+int tlbo_chem_fragments(const tlbo_mol *m, tlbo_mol ***out, int *n, char **err) {
+  return guard(err, [&] {
+    auto frags = RDKit::MolOps::getMolFrags(*m->mol, true);
+    std::vector<tlbo_mol *> hs;
+    try {
+      for (const auto &f : frags) hs.push_back(new tlbo_mol{std::make_unique<RDKit::RWMol>(*f)});
+      *out = alloc_copy(hs);
+    } catch (...) {
+      for (auto *h : hs) delete h;
+      throw;
+    }
+    *n = static_cast<int>(hs.size());
+    return 0;
+  });
+}
+
+int tlbo_chem_kekulize(tlbo_mol *m, int clear_aromatic_flags, char **err) {
+  return guard(err, [&] {
+    RDKit::MolOps::Kekulize(*m->mol, clear_aromatic_flags != 0);
+    return 0;
+  });
+}
+
+int tlbo_chem_sanitize(tlbo_mol *m, char **err) {
+  return guard(err, [&] {
+    RDKit::MolOps::sanitizeMol(*m->mol);
+    return 0;
+  });
+}
+
+int tlbo_chem_symm_sssr(tlbo_mol *m, int **atoms, int **sizes, int *n, char **err) {
+  return guard(err, [&] {
+    RDKit::VECT_INT_VECT rings;
+    RDKit::MolOps::symmetrizeSSSR(*m->mol, rings);
+    flatten_rings(rings, atoms, sizes, n);
+    return 0;
+  });
+}
+
+int tlbo_chem_atom_rings(tlbo_mol *m, int **atoms, int **sizes, int *n, char **err) {
+  return guard(err, [&] {
+    if (!m->mol->getRingInfo()->isInitialized()) RDKit::MolOps::findSSSR(*m->mol);
+    flatten_rings(m->mol->getRingInfo()->atomRings(), atoms, sizes, n);
+    return 0;
+  });
+}
+
+int tlbo_chem_assign_stereo(tlbo_mol *m, int clean, int force, int flag_possible, int *n_centers, char **err) {
+  return guard(err, [&] {
+    RDKit::MolOps::assignStereochemistry(*m->mol, clean != 0, force != 0, flag_possible != 0);
+    int c = 0;
+    for (const auto *a : m->mol->atoms()) {
+      if (a->hasProp(RDKit::common_properties::_CIPCode) ||
+          (flag_possible && a->hasProp(RDKit::common_properties::_ChiralityPossible)))
+        ++c;
+    }
+    *n_centers = c;
+    return 0;
+  });
+}
+
+int tlbo_chem_crippen_logp(const tlbo_mol *m, double *logp, char **err) {
+  return guard(err, [&] {
+    double mr = 0;
+    RDKit::Descriptors::calcCrippenDescriptors(*m->mol, *logp, mr, true, true);
+    return 0;
+  });
+}
+
+int tlbo_chem_spiro_bridgehead(const tlbo_mol *m, int *n_spiro, int *n_bridgehead, char **err) {
+  return guard(err, [&] {
+    *n_spiro = static_cast<int>(RDKit::Descriptors::calcNumSpiroAtoms(*m->mol));
+    *n_bridgehead = static_cast<int>(RDKit::Descriptors::calcNumBridgeheadAtoms(*m->mol));
+    return 0;
+  });
+}
+
+int tlbo_chem_morgan_counts(const tlbo_mol *m, int radius, uint32_t **ids, int **counts, int *n, char **err) {
+  return guard(err, [&] {
+    std::unique_ptr<RDKit::SparseIntVect<std::uint32_t>> fp(
+        RDKit::MorganFingerprints::getFingerprint(*m->mol, static_cast<unsigned>(radius)));
+    std::vector<uint32_t> id;
+    std::vector<int> c;
+    for (const auto &kv : fp->getNonzeroElements()) {
+      id.push_back(kv.first);
+      c.push_back(kv.second);
+    }
+    *ids = alloc_copy(id);
+    try {
+      *counts = alloc_copy(c);
+    } catch (...) {
+      std::free(*ids);
+      throw;
+    }
+    *n = static_cast<int>(id.size());
+    return 0;
+  });
+}
+
+int tlbo_chem_draw_png(const tlbo_mol *m, int width, int height, unsigned char **png, size_t *n, char **err) {
+  return guard(err, [&] {
+    RDKit::MolDraw2DCairo drawer(width, height);
+    RDKit::ROMol copy(*m->mol);
+    drawer.drawMolecule(copy);
+    drawer.finishDrawing();
+    std::string text = drawer.getDrawingText();
+    auto *p = static_cast<unsigned char *>(std::malloc(text.size() ? text.size() : 1));
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, text.data(), text.size());
+    *png = p;
+    *n = text.size();
+    return 0;
+  });
+}
+
+int tlbo_chem_num_atoms(const tlbo_mol *m) { return static_cast<int>(m->mol->getNumAtoms()); }
+int tlbo_chem_num_bonds(const tlbo_mol *m) { return static_cast<int>(m->mol->getNumBonds()); }
+
+int tlbo_chem_atoms(const tlbo_mol *m, tlbo_chem_atom *out, char **err) {
+  return guard(err, [&] {
+    const auto *ri = m->mol->getRingInfo();
+    for (const auto *a : m->mol->atoms()) {
+      tlbo_chem_atom &o = out[a->getIdx()];
+      o.atomic_num = a->getAtomicNum();
+      o.formal_charge = a->getFormalCharge();
+      o.degree = static_cast<int>(a->getDegree());
+      o.is_aromatic = a->getIsAromatic() ? 1 : 0;
+      o.in_ring = ri->isInitialized() ? (ri->numAtomRings(a->getIdx()) > 0 ? 1 : 0) : -1;
+      o.map_num = a->getAtomMapNum();
+      o.chiral_tag = static_cast<int>(a->getChiralTag());
+      o.isotope = static_cast<int>(a->getIsotope());
+      if (a->needsUpdatePropertyCache())
+        o.total_hs = -1;
+      else
+        o.total_hs = static_cast<int>(a->getTotalNumHs());
+    }
+    return 0;
+  });
+}
+
+int tlbo_chem_bonds(const tlbo_mol *m, tlbo_chem_bond *out, char **err) {
+  return guard(err, [&] {
+    const auto *ri = m->mol->getRingInfo();
+    for (const auto *b : m->mol->bonds()) {
+      tlbo_chem_bond &o = out[b->getIdx()];
+      o.begin = static_cast<int>(b->getBeginAtomIdx());
+      o.end = static_cast<int>(b->getEndAtomIdx());
+      o.type = static_cast<int>(b->getBondType());
+      o.is_aromatic = b->getIsAromatic() ? 1 : 0;
+      o.in_ring = ri->isInitialized() ? (ri->numBondRings(b->getIdx()) > 0 ? 1 : 0) : -1;
+      o.stereo = static_cast<int>(b->getStereo());
+      o.order = b->getBondTypeAsDouble();
+    }
+    return 0;
+  });
+}
+
+int tlbo_chem_bond_between(const tlbo_mol *m, int a, int b) {
+  int n = static_cast<int>(m->mol->getNumAtoms());
+  if (a < 0 || b < 0 || a >= n || b >= n) return -1;
+  const auto *bond = m->mol->getBondBetweenAtoms(a, b);
+  return bond ? static_cast<int>(bond->getIdx()) : -1;
+}
+
+int tlbo_chem_add_atom(tlbo_mol *m, int atomic_num, int formal_charge, int map_num, int *idx, char **err) {
+  return guard(err, [&] {
+    auto *a = new RDKit::Atom(atomic_num);
+    a->setFormalCharge(formal_charge);
+    a->setAtomMapNum(map_num);
+    *idx = static_cast<int>(m->mol->addAtom(a, false, true));
+    return 0;
+  });
+}
+
+int tlbo_chem_add_bond(tlbo_mol *m, int a, int b, int type, char **err) {
+  return guard(err, [&] {
+    check_atom(*m->mol, a);
+    check_atom(*m->mol, b);
+    m->mol->addBond(static_cast<unsigned>(a), static_cast<unsigned>(b), static_cast<RDKit::Bond::BondType>(type));
+    return 0;
+  });
+}
+
+int tlbo_chem_remove_bond(tlbo_mol *m, int a, int b, char **err) {
+  return guard(err, [&] {
+    check_atom(*m->mol, a);
+    check_atom(*m->mol, b);
+    m->mol->removeBond(static_cast<unsigned>(a), static_cast<unsigned>(b));
+    return 0;
+  });
+}
+
+int tlbo_chem_set_atom_map(tlbo_mol *m, int atom, int map_num, char **err) {
+  return guard(err, [&] {
+    check_atom(*m->mol, atom);
+    m->mol->getAtomWithIdx(atom)->setAtomMapNum(map_num);
+    return 0;
+  });
+}
+
+int tlbo_chem_set_all_atom_maps(tlbo_mol *m, int map_num) {
+  for (auto *a : m->mol->atoms()) a->setAtomMapNum(map_num);
+  return 0;
+}
+
+}  // extern "C"
