@@ -17,7 +17,8 @@ ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 TLBO_CACHE=${TLBO_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tlbo-native}
 
-APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates)
+APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates
+  librdkit-dev rdkit-data libboost-dev libcairo2-dev)
 # The tag that drops the checkout's default build/ from the #cgo lines (torch/cgo.go):
 # this script passes the library directory itself.
 GO_TAG=tlbo_libdir

@@ -385,4 +385,3 @@ func (t *Tree) Vocabulary() []string {
 	}
 	return out
 }
-

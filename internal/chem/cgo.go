@@ -1,9 +1,12 @@
 package chem
 
-// The same pattern as torch/cgo.go, so that both can be switched to BUILD_DIR together.
+// The library directory, as in torch/cgo.go: build.sh builds with the tag
+// tlbo_libdir and passes its BUILD_DIR and each binary's run path itself; a plain
+// go build or go test in the checkout links against build/ and finds it there.
 
 // #cgo CFLAGS: -I${SRCDIR}/../../native/chem
-// #cgo LDFLAGS: -L${SRCDIR}/../../build -ltlbo_chem -Wl,-rpath,${SRCDIR}/../../build
+// #cgo LDFLAGS: -ltlbo_chem
+// #cgo !tlbo_libdir LDFLAGS: -L${SRCDIR}/../../build -Wl,-rpath,${SRCDIR}/../../build
 // #include <stdlib.h>
 // #include "chem.h"
 import "C"

@@ -80,4 +80,3 @@ func CycleBasis(adj [][]int) [][]int {
 	}
 	return cycles
 }
-
