@@ -1,8 +1,16 @@
 package torch
 
+// #include "tlbo.h"
+import "C"
+
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path"
+	"slices"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/pytorch"
@@ -13,28 +21,179 @@ import (
 // unpickler cannot read the OrderedDict (with _metadata) that Python's
 // Module.state_dict() returns.
 func loadPT(path string) ([]Named, error) {
-	obj, err := pytorch.LoadWithUnpickler(path, newUnpickler)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a PyTorch checkpoint: %w", path, err)
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	out, err := readPT(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// readPT reads a state dict in torch.save's zip format (PyTorch 1.6 and later)
+// from r, which holds size bytes. Untrusted input gives an error, never a
+// panic or an allocation larger than the data the archive holds.
+func readPT(r io.ReaderAt, size int64) ([]Named, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("not a PyTorch checkpoint (torch.save's zip format, PyTorch 1.6 and later): %w", err)
+	}
+	obj, err := unpickleArchive(zr)
+	if err != nil {
+		return nil, fmt.Errorf("not a PyTorch checkpoint: %w", err)
 	}
 	var out []Named
 	if err := collectTensors(obj, "", &out); err != nil {
 		CloseNamed(out)
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if _, isDict := obj.(*types.Dict); !isDict {
 		if _, isOrdered := obj.(*types.OrderedDict); !isOrdered {
 			CloseNamed(out)
-			return nil, fmt.Errorf("%s: not a state dict (the file holds a %T)", path, obj)
+			return nil, fmt.Errorf("not a state dict (the file holds a %T)", obj)
 		}
 	}
 	return out, nil
 }
 
+// maxPickleBytes bounds data.pkl, which holds only names and tensor metadata.
+const maxPickleBytes = 64 << 20
+
+// unpickleArchive unpickles the data.pkl record of a torch.save archive,
+// loading the storages it refers to from the archive's other records.
+func unpickleArchive(zr *zip.Reader) (obj any, err error) {
+	records := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		_, name := path.Split(f.Name)
+		records[name] = f
+	}
+	if _, ok := records["constants.pkl"]; ok {
+		return nil, fmt.Errorf("a TorchScript archive, not a state dict")
+	}
+	data, err := readRecord(records, "data.pkl", maxPickleBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := scanPickle(data); err != nil {
+		return nil, fmt.Errorf("data.pkl: %w", err)
+	}
+	u := newUnpickler(bytes.NewReader(data))
+	storages := map[string]pytorch.StorageInterface{}
+	u.PersistentLoad = func(id any) (any, error) { return loadStorage(id, records, storages) }
+	// gopickle panics on some malformed opcodes (e.g. negative lengths):
+	// report them as errors.
+	defer func() {
+		if p := recover(); p != nil {
+			obj, err = nil, fmt.Errorf("data.pkl: malformed pickle: %v", p)
+		}
+	}()
+	obj, err = u.Load()
+	if err != nil {
+		return nil, fmt.Errorf("data.pkl: %w", err)
+	}
+	return obj, nil
+}
+
+// readRecord reads a whole archive record of at most limit bytes.
+func readRecord(records map[string]*zip.File, name string, limit int64) ([]byte, error) {
+	f, ok := records[name]
+	if !ok {
+		return nil, fmt.Errorf("no record %q in the archive", name)
+	}
+	if f.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("record %q: %d bytes, at most %d", name, f.UncompressedSize64, limit)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("record %q: %w", name, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)))
+	if err != nil {
+		return nil, fmt.Errorf("record %q: %w", name, err)
+	}
+	if uint64(len(data)) != f.UncompressedSize64 {
+		return nil, fmt.Errorf("record %q: %d bytes, the directory says %d", name, len(data), f.UncompressedSize64)
+	}
+	return data, nil
+}
+
+// storageClass is a pickled storage type with its element size in bytes.
+type storageClass struct {
+	pytorch.StorageClassInterface
+	elemSize int
+}
+
+var storageClasses = map[string]storageClass{
+	"torch.FloatStorage":    {&pytorch.FloatStorageClass{}, 4},
+	"torch.DoubleStorage":   {&pytorch.DoubleStorageClass{}, 8},
+	"torch.HalfStorage":     {&pytorch.HalfStorageClass{}, 2},
+	"torch.BFloat16Storage": {&pytorch.BFloat16StorageClass{}, 2},
+	"torch.LongStorage":     {&pytorch.LongStorageClass{}, 8},
+	"torch.IntStorage":      {&pytorch.IntStorageClass{}, 4},
+	"torch.ShortStorage":    {&pytorch.ShortStorageClass{}, 2},
+	"torch.CharStorage":     {&pytorch.CharStorageClass{}, 1},
+	"torch.ByteStorage":     {&pytorch.ByteStorageClass{}, 1},
+	"torch.BoolStorage":     {&pytorch.BoolStorageClass{}, 1},
+}
+
+// loadStorage resolves a persistent id ('storage', class, key, location,
+// numel) to the storage in record key, read once per key. The element count
+// must match the record's size, so that a forged count allocates nothing.
+func loadStorage(id any, records map[string]*zip.File, loaded map[string]pytorch.StorageInterface) (any, error) {
+	tuple, ok := id.(*types.Tuple)
+	if !ok || tuple.Len() != 5 {
+		return nil, fmt.Errorf("persistent id (a %T): want a tuple ('storage', class, key, location, size)", id)
+	}
+	kind, _ := tuple.Get(0).(string)
+	class, classOK := tuple.Get(1).(storageClass)
+	key, keyOK := tuple.Get(2).(string)
+	location, locOK := tuple.Get(3).(string)
+	numel, numelOK := tuple.Get(4).(int)
+	if kind != "storage" || !classOK || !keyOK || !locOK || !numelOK || numel < 0 {
+		return nil, fmt.Errorf("persistent id: want ('storage', a storage class, key, location, size >= 0)")
+	}
+	if s, ok := loaded[key]; ok {
+		return s, nil
+	}
+	f, ok := records[key]
+	if !ok {
+		return nil, fmt.Errorf("storage %q: no such record in the archive", key)
+	}
+	if f.UncompressedSize64/uint64(class.elemSize) < uint64(numel) {
+		return nil, fmt.Errorf("storage %q: %d elements of %d bytes, the record holds %d bytes",
+			key, numel, class.elemSize, f.UncompressedSize64)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("storage %q: %w", key, err)
+	}
+	defer rc.Close()
+	s := class.New(numel, location)
+	if err := s.SetFromFileWithSize(rc, numel); err != nil {
+		return nil, fmt.Errorf("storage %q: %w", key, err)
+	}
+	loaded[key] = s
+	return s, nil
+}
+
 func newUnpickler(r io.Reader) pickle.Unpickler {
 	u := pickle.NewUnpickler(r)
-	u.FindClass = func(module, name string) (interface{}, error) {
-		switch module + "." + name {
+	u.FindClass = func(module, name string) (any, error) {
+		full := module + "." + name
+		if c, ok := storageClasses[full]; ok {
+			return c, nil
+		}
+		switch full {
+		case "torch._utils._rebuild_tensor_v2":
+			return &pytorch.RebuildTensorV2{}, nil
 		case "torch._utils._rebuild_parameter":
 			return firstArgument{}, nil // an nn.Parameter: keep its tensor
 		case "torch.jit._pickle.restore_type_tag":
@@ -42,7 +201,7 @@ func newUnpickler(r io.Reader) pickle.Unpickler {
 		case "collections.OrderedDict":
 			return &types.OrderedDictClass{}, nil
 		}
-		return nil, fmt.Errorf("unsupported class %s.%s in checkpoint", module, name)
+		return nil, fmt.Errorf("unsupported class %s in checkpoint", full)
 	}
 	return u
 }
@@ -57,17 +216,28 @@ func (firstArgument) Call(args ...interface{}) (interface{}, error) {
 	return args[0], nil
 }
 
+// maxNesting bounds the depth of nested dicts: a state dict nests a few
+// levels, and a crafted pickle could nest millions or refer to itself.
+const maxNesting = 64
+
 // collectTensors walks (nested) dicts in order, naming tensors by their key path.
-func collectTensors(obj interface{}, prefix string, out *[]Named) error {
-	join := func(k interface{}) (string, error) {
+func collectTensors(obj any, prefix string, out *[]Named) error {
+	return collectNested(obj, prefix, out, 0)
+}
+
+func collectNested(obj any, prefix string, out *[]Named, depth int) error {
+	if depth > maxNesting {
+		return fmt.Errorf("dicts nested deeper than %d levels under %q", maxNesting, prefix)
+	}
+	entry := func(k, v any) error {
 		s, ok := k.(string)
 		if !ok {
-			return "", fmt.Errorf("non-string key %v under %q", k, prefix)
+			return fmt.Errorf("non-string key (a %T) under %q", k, prefix)
 		}
-		if prefix == "" {
-			return s, nil
+		if prefix != "" {
+			s = prefix + "." + s
 		}
-		return prefix + "." + s, nil
+		return collectNested(v, s, out, depth+1)
 	}
 	switch v := obj.(type) {
 	case *pytorch.Tensor:
@@ -78,22 +248,17 @@ func collectTensors(obj interface{}, prefix string, out *[]Named) error {
 		*out = append(*out, Named{Name: prefix, Tensor: t})
 	case *types.OrderedDict:
 		for e := v.List.Front(); e != nil; e = e.Next() {
-			entry := e.Value.(*types.OrderedDictEntry)
-			name, err := join(entry.Key)
-			if err != nil {
-				return err
+			kv, ok := e.Value.(*types.OrderedDictEntry)
+			if !ok {
+				return fmt.Errorf("malformed OrderedDict under %q", prefix)
 			}
-			if err := collectTensors(entry.Value, name, out); err != nil {
+			if err := entry(kv.Key, kv.Value); err != nil {
 				return err
 			}
 		}
 	case *types.Dict:
-		for _, entry := range *v {
-			name, err := join(entry.Key)
-			if err != nil {
-				return err
-			}
-			if err := collectTensors(entry.Value, name, out); err != nil {
+		for _, kv := range *v {
+			if err := entry(kv.Key, kv.Value); err != nil {
 				return err
 			}
 		}
@@ -106,37 +271,99 @@ var opAsStrided = newOp("aten::as_strided", "")
 // fromPickled materialises a pickled tensor: its storage viewed with the saved
 // size, stride and offset, made contiguous.
 func fromPickled(p *pytorch.Tensor) (*Tensor, error) {
-	var storage *Tensor
-	switch s := p.Source.(type) {
-	case *pytorch.FloatStorage:
-		storage = FromFloat32(s.Data)
-	case *pytorch.DoubleStorage:
-		storage = FromFloat64(s.Data)
-	case *pytorch.HalfStorage:
-		storage = FromFloat32(s.Data)
-	case *pytorch.BFloat16Storage:
-		storage = FromFloat32(s.Data)
-	case *pytorch.LongStorage:
-		storage = FromInt64(s.Data)
-	case *pytorch.IntStorage:
-		storage = FromInt64(widen(s.Data)).ToDType(Int32)
-	case *pytorch.ShortStorage:
-		storage = FromInt64(widen(s.Data))
-	case *pytorch.CharStorage:
-		storage = FromInt64(widen(s.Data))
-	case *pytorch.ByteStorage:
-		storage = FromInt64(widen(s.Data)).ToDType(Uint8)
-	case *pytorch.BoolStorage:
-		storage = FromBool(s.Data)
-	default:
-		return nil, fmt.Errorf("unsupported storage %T", p.Source)
+	storage, n, err := storageTensor(p.Source)
+	if err != nil {
+		return nil, err
 	}
 	defer storage.Close()
-	size, stride := toInt64s(p.Size), toInt64s(p.Stride)
-	view := opAsStrided.tensor(storage, size, stride, int64(p.StorageOffset))
+	if err := checkView(p.Size, p.Stride, p.StorageOffset, n); err != nil {
+		return nil, err
+	}
+	view := opAsStrided.tensor(storage, toInt64s(p.Size), toInt64s(p.Stride), int64(p.StorageOffset))
 	defer view.Close()
-	t := view.Contiguous().Clone()
+	c := view.Contiguous()
+	defer c.Close()
+	t := c.Clone()
 	return t, t.Err()
+}
+
+// storageTensor copies a pickled storage into a 1-d tensor and returns its length.
+func storageTensor(src pytorch.StorageInterface) (*Tensor, int, error) {
+	var t *Tensor
+	var n int
+	switch s := src.(type) {
+	case *pytorch.FloatStorage:
+		t, n = FromFloat32(s.Data), len(s.Data)
+	case *pytorch.DoubleStorage:
+		t, n = FromFloat64(s.Data), len(s.Data)
+	case *pytorch.HalfStorage:
+		t, n = FromFloat32(s.Data), len(s.Data)
+	case *pytorch.BFloat16Storage:
+		t, n = FromFloat32(s.Data), len(s.Data)
+	case *pytorch.LongStorage:
+		t, n = FromInt64(s.Data), len(s.Data)
+	case *pytorch.IntStorage:
+		t, n = converted(widen(s.Data), Int32), len(s.Data)
+	case *pytorch.ShortStorage:
+		t, n = FromInt64(widen(s.Data)), len(s.Data)
+	case *pytorch.CharStorage:
+		t, n = FromInt64(widen(s.Data)), len(s.Data)
+	case *pytorch.ByteStorage:
+		t, n = converted(widen(s.Data), Uint8), len(s.Data)
+	case *pytorch.BoolStorage:
+		t, n = FromBool(s.Data), len(s.Data)
+	default:
+		return nil, 0, fmt.Errorf("unsupported storage %T", src)
+	}
+	return t, n, t.Err()
+}
+
+// converted makes an int64 tensor of v converted to dtype.
+func converted(v []int64, dtype DType) *Tensor {
+	wide := FromInt64(v)
+	defer wide.Close()
+	return wide.ToDType(dtype)
+}
+
+// maxExpanded bounds the elements of a tensor that views its storage with
+// zero strides (as an expanded tensor does): more than the storage holds is
+// allowed only up to this many.
+const maxExpanded = 1 << 20
+
+// checkView checks a saved size, stride and offset against a storage of n
+// elements, so that a forged header can neither read outside the storage nor
+// make libtorch allocate far more than the file holds.
+func checkView(size, stride []int, offset, n int) error {
+	if len(size) != len(stride) || len(size) > C.TLBO_MAX_DIMS {
+		return fmt.Errorf("%d sizes and %d strides: want the same number, at most %d", len(size), len(stride), C.TLBO_MAX_DIMS)
+	}
+	for i := range size {
+		if size[i] < 0 || stride[i] < 0 {
+			return fmt.Errorf("negative size or stride (%v, %v)", size, stride)
+		}
+	}
+	if slices.Contains(size, 0) { // no elements: any offset within the storage
+		if offset < 0 || offset > n {
+			return fmt.Errorf("storage offset %d outside a storage of %d elements", offset, n)
+		}
+		return nil
+	}
+	if offset < 0 || offset >= n {
+		return fmt.Errorf("storage offset %d outside a storage of %d elements", offset, n)
+	}
+	numel, last, limit := 1, offset, max(n, maxExpanded)
+	for i, s := range size {
+		if numel > limit/s {
+			return fmt.Errorf("size %v: more elements than the storage's %d", size, n)
+		}
+		numel *= s
+		if stride[i] > 0 && s-1 > (n-1-last)/stride[i] {
+			return fmt.Errorf("size %v, stride %v and offset %d reach beyond a storage of %d elements",
+				size, stride, offset, n)
+		}
+		last += (s - 1) * stride[i]
+	}
+	return nil
 }
 
 func widen[T int32 | int16 | int8 | uint8](v []T) []int64 {

@@ -1,12 +1,13 @@
 // Package numpy reads and writes NumPy .npy and .npz files of n-dimensional
-// arrays through github.com/sbinet/npyio, adding what the project needs on top:
-// arrays of any rank from flat row-major Go slices, arrays in file order, and
-// atomic writes (temporary file, then rename).
+// arrays: arrays of any rank as flat row-major Go slices, arrays in file order,
+// and atomic writes (temporary file, then rename). Writing goes through
+// github.com/sbinet/npyio; reading has its own header parser, because npyio's
+// panics on malformed headers and trusts the sizes a header claims, while
+// .npy and .npz files are untrusted input here.
 package numpy
 
 import (
-	"bufio"
-	"encoding/binary"
+	"archive/zip"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/sbinet/npyio/npy"
-	"github.com/sbinet/npyio/npz"
 )
 
 // Array is an n-dimensional array: Data is a flat row-major slice ([]float32,
@@ -69,16 +69,18 @@ func shaped(flat reflect.Value, shape []int) reflect.Value {
 	return reflect.NewAt(typ, flat.Index(0).Addr().UnsafePointer()).Elem()
 }
 
-// WriteNPZ writes arrays, in order, to an uncompressed .npz file at path, atomically.
+// WriteNPZ writes arrays, in order, to a .npz file at path (a zip archive of
+// .npy entries, as numpy.savez_compressed writes), atomically.
 func WriteNPZ(path string, arrays []Array) error {
 	return atomicWrite(path, func(w io.Writer) error {
-		zw := npz.NewWriter(w)
+		zw := zip.NewWriter(w)
 		for _, a := range arrays {
-			if err := a.check(); err != nil {
-				return err
-			}
-			if err := zw.Write(a.Name+".npy", shaped(reflect.ValueOf(a.Data), a.Shape).Interface()); err != nil {
+			ew, err := zw.Create(a.Name + ".npy")
+			if err != nil {
 				return fmt.Errorf("array %q: %w", a.Name, err)
+			}
+			if err := writeArray(ew, a); err != nil {
+				return err
 			}
 		}
 		return zw.Close()
@@ -90,9 +92,50 @@ func WriteNPY(path string, a Array) error {
 	if err := a.check(); err != nil {
 		return err
 	}
-	return atomicWrite(path, func(w io.Writer) error {
-		return npy.Write(w, shaped(reflect.ValueOf(a.Data), a.Shape).Interface())
-	})
+	return atomicWrite(path, func(w io.Writer) error { return writeArray(w, a) })
+}
+
+// writeArray writes a as a .npy stream.
+func writeArray(w io.Writer, a Array) error {
+	if err := a.check(); err != nil {
+		return err
+	}
+	var err error
+	if a.Len() == 0 && len(a.Shape) > 1 {
+		err = writeEmpty(w, a) // npyio derives the shape from a Go array type, which loses it when empty
+	} else {
+		err = npy.Write(w, shaped(reflect.ValueOf(a.Data), a.Shape).Interface())
+	}
+	if err != nil {
+		return fmt.Errorf("array %q: %w", a.Name, err)
+	}
+	return nil
+}
+
+// emptyDescr is the numpy type of each element type, for empty arrays.
+var emptyDescr = map[reflect.Type]string{
+	reflect.TypeFor[float32](): "<f4", reflect.TypeFor[float64](): "<f8", reflect.TypeFor[int64](): "<i8",
+	reflect.TypeFor[int32](): "<i4", reflect.TypeFor[uint8](): "|u1", reflect.TypeFor[bool](): "|b1",
+	reflect.TypeFor[string](): "<U1",
+}
+
+// writeEmpty writes the header of an array without elements, padded as
+// numpy pads it (to a multiple of 64 bytes with the preamble).
+func writeEmpty(w io.Writer, a Array) error {
+	descr, ok := emptyDescr[reflect.TypeOf(a.Data).Elem()]
+	if !ok {
+		return fmt.Errorf("unsupported element type %T", a.Data)
+	}
+	dims := make([]string, len(a.Shape))
+	for i, s := range a.Shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, strings.Join(dims, ", "))
+	pad := 64 - (10+len(hdr)+1)%64
+	hdr += strings.Repeat(" ", pad%64) + "\n"
+	pre := []byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, byte(len(hdr)), byte(len(hdr) >> 8)}
+	_, err := w.Write(append(pre, hdr...))
+	return err
 }
 
 // atomicWrite writes through fill into a temporary file beside path and renames
@@ -130,121 +173,6 @@ func atomicWrite(path string, fill func(io.Writer) error) error {
 
 // AtomicWriteFile writes data to path through a temporary file and a rename.
 func AtomicWriteFile(path string, fill func(io.Writer) error) error { return atomicWrite(path, fill) }
-
-// ReadNPY reads a .npy file.
-func ReadNPY(path string) (Array, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Array{}, err
-	}
-	defer f.Close()
-	a, err := readArray(bufio.NewReader(f))
-	if err != nil {
-		return Array{}, fmt.Errorf("%s: %w", path, err)
-	}
-	a.Name = strings.TrimSuffix(filepath.Base(path), ".npy")
-	return a, nil
-}
-
-// ReadNPZ reads every array of a .npz file, in the order they are stored.
-func ReadNPZ(path string) ([]Array, error) {
-	r, err := npz.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a .npz file: %w", path, err)
-	}
-	defer r.Close()
-	keys := r.Keys()
-	out := make([]Array, 0, len(keys))
-	for _, key := range keys {
-		name := strings.TrimSuffix(key, ".npy")
-		a, err := readEntry(r, key)
-		if err != nil {
-			return nil, fmt.Errorf("%s: array %q: %w", path, name, err)
-		}
-		a.Name = name
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-func readEntry(r *npz.Reader, key string) (Array, error) {
-	rc, err := r.Open(key)
-	if err != nil {
-		return Array{}, err
-	}
-	defer rc.Close()
-	return readArray(bufio.NewReader(rc))
-}
-
-// readArray reads one .npy stream into a flat slice.
-func readArray(rd io.Reader) (Array, error) {
-	r, err := npy.NewReader(rd)
-	if err != nil {
-		return Array{}, fmt.Errorf("not a .npy array: %w", err)
-	}
-	hdr := r.Header
-	if hdr.Descr.Fortran {
-		return Array{}, fmt.Errorf("Fortran-ordered arrays are not supported")
-	}
-	a := Array{Shape: append([]int{}, hdr.Descr.Shape...)}
-	switch t := strings.TrimLeft(hdr.Descr.Type, "<>|="); {
-	case t == "f4":
-		var v []float32
-		err, a.Data = r.Read(&v), v
-	case t == "f8":
-		var v []float64
-		err, a.Data = r.Read(&v), v
-	case t == "i8":
-		var v []int64
-		err, a.Data = r.Read(&v), v
-	case t == "i4":
-		var v []int32
-		err, a.Data = r.Read(&v), v
-	case t == "u1":
-		var v []uint8
-		err, a.Data = r.Read(&v), v
-	case t == "b1":
-		var v []bool
-		err, a.Data = r.Read(&v), v
-	case strings.HasPrefix(hdr.Descr.Type, "<U"):
-		a.Data, err = readUnicode(rd, t, a.Len())
-	default:
-		return Array{}, fmt.Errorf("unsupported dtype %q", hdr.Descr.Type)
-	}
-	if err != nil && err != io.EOF {
-		return Array{}, err
-	}
-	if err := a.check(); err != nil {
-		return Array{}, err
-	}
-	return a, nil
-}
-
-// readUnicode decodes n little-endian UTF-32 strings of the numpy type "U<width>"
-// (npyio's own string reader mis-decodes them).
-func readUnicode(rd io.Reader, typ string, n int) ([]string, error) {
-	width, err := strconv.Atoi(strings.TrimPrefix(typ, "U"))
-	if err != nil || width < 0 {
-		return nil, fmt.Errorf("bad string dtype %q", typ)
-	}
-	buf := make([]byte, 4*width)
-	out := make([]string, n)
-	for i := range out {
-		if _, err := io.ReadFull(rd, buf); err != nil {
-			return nil, fmt.Errorf("string %d: %w", i, err)
-		}
-		var sb strings.Builder
-		for k := 0; k < width; k++ {
-			c := binary.LittleEndian.Uint32(buf[4*k:])
-			if c == 0 {
-				break
-			}
-			sb.WriteRune(rune(c))
-		}
-		out[i] = sb.String()
-	}
-	return out, nil
-}
 
 // Float64s returns the data of a numeric array converted to float64.
 func (a Array) Float64s() ([]float64, error) {
