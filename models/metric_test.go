@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 

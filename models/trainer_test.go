@@ -2,7 +2,7 @@ package models
 
 import (
 	"encoding/json"
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"math"
 	"math/rand/v2"
 	"path/filepath"

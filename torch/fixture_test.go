@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	"github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -23,7 +23,7 @@ func TestLossesMatchPyTorch(t *testing.T) {
 	}
 	for name, loss := range cases {
 		t.Run(name, func(t *testing.T) {
-			fx := fixture.Load(t, "torch", name+".npz")
+			fx := torchfixture.Load(t, "torch", name+".npz")
 			sc := torch.NewScope()
 			defer sc.Close()
 			a := sc.Own(fx.Get(t, "input.0").Clone().Detach()).SetRequiresGrad(true)
@@ -32,7 +32,7 @@ func TestLossesMatchPyTorch(t *testing.T) {
 				b.SetRequiresGrad(true)
 			}
 			out := loss(a, b)
-			fixture.Close(t, "loss", out, fx.Get(t, "output.0"), atol, rtol)
+			torchfixture.Close(t, "loss", out, fx.Get(t, "output.0"), atol, rtol)
 			if err := out.Backward(); err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestLossesMatchPyTorch(t *testing.T) {
 				if err != nil || g == nil {
 					t.Fatalf("no gradient for input %d: %v", k, err)
 				}
-				fixture.Close(t, "gradient", g, want, atol, rtol)
+				torchfixture.Close(t, "gradient", g, want, atol, rtol)
 				g.Close()
 			}
 		})
@@ -53,16 +53,16 @@ func TestLossesMatchPyTorch(t *testing.T) {
 }
 
 func TestLoadPythonStateDict(t *testing.T) {
-	sd, err := torch.Load(fixture.Path("torch", "py_state_dict.pt"))
+	sd, err := torch.Load(torchfixture.Path("torch", "py_state_dict.pt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer torch.CloseNamed(sd)
-	want := fixture.Load(t, "torch", "py_state_dict_values.npz")
+	want := torchfixture.Load(t, "torch", "py_state_dict_values.npz")
 	var names []string
 	for _, n := range sd {
 		names = append(names, n.Name)
-		fixture.Close(t, n.Name, n.Tensor, want.Get(t, n.Name), 0, 0)
+		torchfixture.Close(t, n.Name, n.Tensor, want.Get(t, n.Name), 0, 0)
 	}
 	if got := strings.Join(names, " "); got != "0.weight 0.bias 1.weight 1.bias 1.running_mean 1.running_var 1.num_batches_tracked" {
 		t.Errorf("names not in file order: %s", got)
@@ -73,7 +73,7 @@ func TestLoadPythonStateDict(t *testing.T) {
 }
 
 func TestLoadPythonMixedCheckpoint(t *testing.T) {
-	sd, err := torch.Load(fixture.Path("torch", "py_mixed.pt"))
+	sd, err := torch.Load(torchfixture.Path("torch", "py_mixed.pt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 				t.Errorf("%s: tensor %d is %s %v, want %s %v", ext, i, out[i].Name, out[i].Tensor, in[i].Name, in[i].Tensor)
 				continue
 			}
-			fixture.Close(t, ext+" "+in[i].Name, out[i].Tensor, in[i].Tensor, 0, 0)
+			torchfixture.Close(t, ext+" "+in[i].Name, out[i].Tensor, in[i].Tensor, 0, 0)
 		}
 		torch.CloseNamed(out)
 	}
@@ -143,7 +143,7 @@ func TestLoadBadFiles(t *testing.T) {
 	garbage := filepath.Join(dir, "garbage.pt")
 	os.WriteFile(garbage, []byte("this is not a checkpoint"), 0o644)
 	truncated := filepath.Join(dir, "truncated.pt")
-	data, _ := os.ReadFile(fixture.Path("torch", "py_state_dict.pt"))
+	data, _ := os.ReadFile(torchfixture.Path("torch", "py_state_dict.pt"))
 	os.WriteFile(truncated, data[:len(data)/2], 0o644)
 	badNPZ := filepath.Join(dir, "bad.npz")
 	os.WriteFile(badNPZ, []byte("PK nope"), 0o644)

@@ -2,31 +2,23 @@ package acq
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 )
 
 func readFixture(t *testing.T, file string, names ...string) map[string][]float64 {
 	t.Helper()
-	r, err := npz.Open(filepath.Join("..", "..", "testdata", "gp", file))
-	if err != nil {
-		t.Fatalf("open fixture (regenerate with testdata/gp/make_fixtures.py): %v", err)
-	}
-	defer r.Close()
+	all := fixture.LoadFloat64s(t, "gp", file)
 	out := map[string][]float64{}
 	for _, n := range names {
-		var v []float64
-		if err := r.Read(n+".npy", &v); err != nil {
-			var s float64
-			if err2 := r.Read(n+".npy", &s); err2 != nil {
-				t.Fatal(err)
-			}
-			v = []float64{s}
+		v, ok := all[n]
+		if !ok {
+			t.Fatalf("fixture %s has no array %q", file, n)
 		}
 		out[n] = v
 	}

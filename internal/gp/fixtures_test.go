@@ -2,54 +2,37 @@ package gp
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 
-	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
+
+	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
 )
 
 // fixture reads arrays from a committed .npz file of testdata/gp.
 type fixture struct {
 	t *testing.T
-	r *npz.Reader
+	s fx.Set
 }
 
 func openFixture(t *testing.T, name string) fixture {
 	t.Helper()
-	r, err := npz.Open(filepath.Join("..", "..", "testdata", "gp", name))
-	if err != nil {
-		t.Fatalf("open fixture (regenerate with testdata/gp/make_fixtures.py): %v", err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return fixture{t, r}
+	return fixture{t, fx.Load(t, "gp", name)}
 }
 
 func (f fixture) vec(name string) []float64 {
 	f.t.Helper()
-	var v []float64
-	if err := f.r.Read(name+".npy", &v); err != nil {
-		f.t.Fatal(err)
-	}
-	return v
+	return f.s.Float64s(f.t, name)
 }
 
 func (f fixture) scalar(name string) float64 {
 	f.t.Helper()
-	var v float64
-	if err := f.r.Read(name+".npy", &v); err != nil {
-		f.t.Fatal(err)
-	}
-	return v
+	return f.s.Scalar(f.t, name)
 }
 
 func (f fixture) mat(name string) *mat.Dense {
 	f.t.Helper()
-	var m mat.Dense
-	if err := f.r.Read(name+".npy", &m); err != nil {
-		f.t.Fatal(err)
-	}
-	return &m
+	return f.s.Dense(f.t, name)
 }
 
 // assertClose fails if got and want differ by more than atol + rtol|want|.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 )
 
 // TestAgainstPythonReference compares full runs with the numpy/scipy
@@ -17,16 +17,7 @@ import (
 // margin covers other BLAS kernels, as 100 OC steps amplify rounding).
 func TestAgainstPythonReference(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "simp")
-	arrays, err := numpy.ReadNPZ(filepath.Join(dir, "reference.npz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := map[string][]float64{}
-	for _, a := range arrays {
-		if ref[a.Name], err = a.Float64s(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ref := fixture.LoadFloat64s(t, "simp", "reference.npz")
 	for _, name := range []string{"mbb60x20", "random0", "random1", "random2"} {
 		p, err := ReadSpec(filepath.Join(dir, name+".json"))
 		if err != nil {

@@ -1,7 +1,7 @@
 package expression
 
 import (
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"math"
 	"math/rand/v2"
 	"slices"

@@ -3,27 +3,10 @@ package weighting
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 )
-
-// fixture reads testdata/models/<name> as float64 arrays by name.
-func fixture(t *testing.T, name string) map[string][]float64 {
-	t.Helper()
-	arrays, err := numpy.ReadNPZ(filepath.Join("..", "..", "testdata", "models", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string][]float64, len(arrays))
-	for _, a := range arrays {
-		if out[a.Name], err = a.Float64s(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
 
 func closeTo(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
@@ -31,7 +14,7 @@ func closeTo(got, want, tol float64) bool {
 
 // TestRankWeights compares with numpy's argsort-of-argsort formula.
 func TestRankWeights(t *testing.T) {
-	fx := fixture(t, "rank_weights.npz")
+	fx := fixture.LoadFloat64s(t, "models", "rank_weights.npz")
 	scores, k := fx["scores"], fx["k"][0]
 	for name, maximize := range map[string]bool{"maximize": true, "minimize": false} {
 		w, err := RankWeights(scores, k, maximize)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	"github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/nn"
 )
@@ -60,7 +60,7 @@ type stateful interface {
 func TestModulesMatchPyTorch(t *testing.T) {
 	for _, c := range moduleCases {
 		t.Run(c.file, func(t *testing.T) {
-			fx := fixture.Load(t, "torch", c.file+".npz")
+			fx := torchfixture.Load(t, "torch", c.file+".npz")
 			m := c.module().(stateful)
 			defer m.Close()
 			if err := m.LoadStateDict(fx.WithPrefix("param.")); err != nil {
@@ -84,7 +84,7 @@ func TestModulesMatchPyTorch(t *testing.T) {
 			outs := c.forward(m, inputs)
 			var loss *torch.Tensor
 			for k, o := range outs {
-				fixture.Close(t, fmt.Sprintf("output %d", k), o, fx.Get(t, fmt.Sprintf("output.%d", k)), atol, rtol)
+				torchfixture.Close(t, fmt.Sprintf("output %d", k), o, fx.Get(t, fmt.Sprintf("output.%d", k)), atol, rtol)
 				term := o.Mul(fx.Get(t, fmt.Sprintf("grad_output.%d", k))).Sum()
 				if loss == nil {
 					loss = term
@@ -98,14 +98,14 @@ func TestModulesMatchPyTorch(t *testing.T) {
 			checkGradients(t, fx, m, inputs)
 			for _, b := range m.StateDict() {
 				if want, ok := fx["after."+b.Name]; ok {
-					fixture.Close(t, "buffer "+b.Name, b.Tensor, want, atol, rtol)
+					torchfixture.Close(t, "buffer "+b.Name, b.Tensor, want, atol, rtol)
 				}
 			}
 		})
 	}
 }
 
-func checkGradients(t *testing.T, fx fixture.Set, m stateful, inputs []*torch.Tensor) {
+func checkGradients(t *testing.T, fx torchfixture.Set, m stateful, inputs []*torch.Tensor) {
 	t.Helper()
 	for k, x := range inputs {
 		want, ok := fx[fmt.Sprintf("grad.input.%d", k)]
@@ -116,7 +116,7 @@ func checkGradients(t *testing.T, fx fixture.Set, m stateful, inputs []*torch.Te
 		if err != nil || g == nil {
 			t.Fatalf("input %d: no gradient (%v)", k, err)
 		}
-		fixture.Close(t, fmt.Sprintf("grad of input %d", k), g, want, atol, rtol)
+		torchfixture.Close(t, fmt.Sprintf("grad of input %d", k), g, want, atol, rtol)
 		g.Close()
 	}
 	for _, p := range m.NamedParameters() {
@@ -124,7 +124,7 @@ func checkGradients(t *testing.T, fx fixture.Set, m stateful, inputs []*torch.Te
 		if err != nil || g == nil {
 			t.Fatalf("%s: no gradient (%v)", p.Name, err)
 		}
-		fixture.Close(t, "grad of "+p.Name, g, fx.Get(t, "grad.param."+p.Name), atol, rtol)
+		torchfixture.Close(t, "grad of "+p.Name, g, fx.Get(t, "grad.param."+p.Name), atol, rtol)
 		g.Close()
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/fixture"
+	"github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/nn"
 	"github.com/tlbo-native/tlbo-native/torch/optim"
@@ -40,7 +40,7 @@ func TestAdamMatchesPyTorch(t *testing.T) {
 		wd   float64
 	}{{"adam", 0}, {"adam_wd", 0.1}} {
 		t.Run(c.file, func(t *testing.T) {
-			fx := fixture.Load(t, "torch", c.file+".npz")
+			fx := torchfixture.Load(t, "torch", c.file+".npz")
 			lin := nn.NewLinear(4, 3)
 			defer lin.Close()
 			if err := lin.LoadStateDict(fx.WithPrefix("param.")); err != nil {
@@ -50,7 +50,7 @@ func TestAdamMatchesPyTorch(t *testing.T) {
 			for step := 0; step < 5; step++ {
 				mseStep(t, lin, adam, fx.Get(t, "x"), fx.Get(t, "y"))
 				for _, p := range lin.StateDict() {
-					fixture.Close(t, fmt.Sprintf("step %d %s", step, p.Name), p.Tensor, fx.Get(t, fmt.Sprintf("step%d.%s", step, p.Name)), atol, rtol)
+					torchfixture.Close(t, fmt.Sprintf("step %d %s", step, p.Name), p.Tensor, fx.Get(t, fmt.Sprintf("step%d.%s", step, p.Name)), atol, rtol)
 				}
 			}
 		})
@@ -58,7 +58,7 @@ func TestAdamMatchesPyTorch(t *testing.T) {
 }
 
 func TestAdamStateRoundTrip(t *testing.T) {
-	fx := fixture.Load(t, "torch", "adam.npz")
+	fx := torchfixture.Load(t, "torch", "adam.npz")
 	opts := optim.AdamOptions{LR: 0.05, Beta1: 0.8, Beta2: 0.95, Eps: 1e-6}
 	// Run 2 steps, save model and optimiser, restore both into fresh objects,
 	// run 3 more: the result must equal 5 uninterrupted steps (the fixture).
@@ -106,7 +106,7 @@ func TestAdamStateRoundTrip(t *testing.T) {
 		mseStep(t, lin2, adam2, fx.Get(t, "x"), fx.Get(t, "y"))
 	}
 	for _, p := range lin2.StateDict() {
-		fixture.Close(t, "resumed "+p.Name, p.Tensor, fx.Get(t, "step4."+p.Name), atol, rtol)
+		torchfixture.Close(t, "resumed "+p.Name, p.Tensor, fx.Get(t, "step4."+p.Name), atol, rtol)
 	}
 }
 

@@ -3,40 +3,18 @@ package expression
 import (
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
 )
 
 // fixturePath is the numpy fixture written by testdata/expression/gen_fixtures.py.
 const fixturePath = "../../../testdata/expression/fixtures.npz"
 
-var (
-	fixtureOnce   sync.Once
-	fixtureArrays map[string]numpy.Array
-	fixtureErr    error
-)
-
 // fixture returns the data of one array of the fixture file.
 func fixture[T any](t *testing.T, key string) T {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		var arrays []numpy.Array
-		arrays, fixtureErr = numpy.ReadNPZ(fixturePath)
-		fixtureArrays = map[string]numpy.Array{}
-		for _, a := range arrays {
-			fixtureArrays[a.Name] = a
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatalf("fixture: %v", fixtureErr)
-	}
-	v, ok := fixtureArrays[key].Data.(T)
-	if !ok {
-		t.Fatalf("fixture %s: %T, want %T", key, fixtureArrays[key].Data, v)
-	}
-	return v
+	return fx.Data[T](t, fx.Load(t, "expression", "fixtures.npz"), key)
 }
 
 func fixtureFloat64(t *testing.T, key string) []float64 { return fixture[[]float64](t, key) }
