@@ -1,0 +1,140 @@
+package topology
+
+import (
+	"fmt"
+	"image"
+	"io"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	conv "github.com/tlbo-native/tlbo-native/models/topology"
+)
+
+// DesignsPlot is the file name of a run's picture of the target and the
+// best designs.
+const DesignsPlot = "designs.png"
+
+// plotColumns is the width of the grid of designs.png.
+const plotColumns = 5
+
+// grayImage draws grey levels v in [0, 1] (rows x cols, row-major, row 0 at
+// the top) as an image, 1 (material) black.
+func grayImage(v []float32, rows, cols int) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, cols, rows))
+	for i, x := range v {
+		img.Pix[i] = uint8(255 * (1 - min(1, max(0, x))))
+	}
+	return img
+}
+
+func designImage(d Design) *image.Gray {
+	v := make([]float32, len(d))
+	for i, x := range d {
+		v[i] = float32(x)
+	}
+	return grayImage(v, Side, Side)
+}
+
+// tile is one design in a grid of pictures.
+func tile(title string, img image.Image) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.HideAxes()
+	p.Add(plotter.NewImage(img, 0, 0, Side, Side))
+	return p
+}
+
+// plots writes dir/designs.png: the target, then the best designs found,
+// each titled with its similarity and query number.
+func plots(env *task.Env, dir string, best []task.Scored) error {
+	obj, err := objective(env)
+	if err != nil {
+		return err
+	}
+	tiles := []*plot.Plot{tile("target", designImage(obj.(Objective).Target))}
+	for _, s := range best {
+		d, ok := s.Object.(Design)
+		if !ok {
+			return fmt.Errorf("designs plot: object of type %T, want a design", s.Object)
+		}
+		tiles = append(tiles, tile(fmt.Sprintf("%.4f (query %d)", s.Score, s.Query), designImage(d)))
+	}
+	path := filepath.Join(dir, DesignsPlot)
+	if err := writeGrid(path, tiles, min(plotColumns, len(tiles)), 2*vg.Inch); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "designs %s\n", path)
+	return nil
+}
+
+// writeGrid lays plots out in rows of cols tiles of side size and writes
+// a PNG atomically.
+func writeGrid(path string, plots []*plot.Plot, cols int, size vg.Length) error {
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		copy(grid[r], plots[r*cols:min(len(plots), (r+1)*cols)])
+	}
+	c := vgimg.New(size*vg.Length(cols), size*vg.Length(rows))
+	dc := draw.New(c)
+	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter}, dc)
+	for r := range grid {
+		for i, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][i])
+			}
+		}
+	}
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+		return err
+	})
+}
+
+// LatentMap draws the designs decoded (sigmoid, not rounded) from an n x n
+// grid over [-box, box]^2 of a 2-d conv VAE's latent space into a PNG at
+// path, with z1 across and z2 up.
+func LatentMap(m *conv.Model, path string, n int, box float64) error {
+	if m.LatentDim() != 2 {
+		return fmt.Errorf("latent map: the network has %d latent dimensions, want 2", m.LatentDim())
+	}
+	if n < 2 || !(box > 0) {
+		return fmt.Errorf("latent map: grid %d and box %v: want n >= 2 and box > 0", n, box)
+	}
+	z := make([]float64, 0, 2*n*n)
+	for r := range n { // row 0 at the top: the largest z2
+		for c := range n {
+			z = append(z, -box+2*box*float64(c)/float64(n-1), box-2*box*float64(r)/float64(n-1))
+		}
+	}
+	probs, err := m.DecodeProbs(z)
+	if err != nil {
+		return err
+	}
+	const gap = 4 // pixels between designs, drawn grey
+	side := n*Side + (n-1)*gap
+	v := make([]float32, side*side)
+	for i := range v {
+		v[i] = 0.5
+	}
+	for k := range n * n {
+		r0, c0 := (k/n)*(Side+gap), (k%n)*(Side+gap)
+		for i, x := range probs[k*Pixels : (k+1)*Pixels] {
+			v[(r0+i/Side)*side+c0+i%Side] = x
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("decoded designs over [-%g, %g]^2", box, box)
+	p.X.Label.Text, p.Y.Label.Text = "z1", "z2"
+	half := box * float64(side) / float64(n*Side-Side) // the image spans the grid's cells, gaps included
+	p.Add(plotter.NewImage(grayImage(v, side, side), -half, -half, half, half))
+	return writeGrid(path, []*plot.Plot{p}, 1, 8*vg.Inch)
+}

@@ -1,0 +1,216 @@
+package topology
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
+	conv "github.com/tlbo-native/tlbo-native/models/topology"
+)
+
+// TaskName is the topology task's name in the registry.
+const TaskName = "topology"
+
+// Defaults are the topology task's hyperparameters (DESIGN.md section 9): the
+// conv VAE pretrained for 300 epochs at batch 1024 with k = 1e-3 and no
+// gradient clipping (the authors' script leaves it off), the KL weight
+// annealed from 1e-6 to 1e-4 after 1000 steps, beta_metric 1, beta_TP 10 (the
+// authors' topology script), retraining one epoch (one more before the first
+// query) at batch 256 with clipping at 20, budget 500, r 50, a GP on 2500 best
+// + 500 random points with 500 inducing points.
+var Defaults = task.Defaults{
+	Epochs: 300, BatchSize: 1024, LR: 1e-3, K: 1e-3, Beta: models.TopologyBeta(), GradClip: 0,
+	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 10,
+	InitialRetrainEpochs: 1, RetrainEpochs: 1, RetrainBatchSize: 256, RetrainGradClip: models.DefaultGradClip,
+	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
+}
+
+func init() { task.Register(task.Define(TaskSpec())) }
+
+// TaskSpec describes the topology task for the registry: objects are
+// designs, network examples their pixels as float32.
+func TaskSpec() task.Spec[Design, models.Dense] {
+	return task.Spec[Design, models.Dense]{
+		Name:     TaskName,
+		Usage:    "40x40 SIMP designs matched to a held-out target by cosine similarity (conv VAE; higher is better)",
+		Defaults: Defaults,
+		Options: []task.Option{
+			{Name: optDesigns, Usage: "the data set file (default: topology.npz in the data directory)"},
+			{Name: optTarget, Usage: "target design (.npy, 40x40 of 0/1); default: a design of the data set drawn by --target-seed"},
+			{Name: optTargetSeed, Default: "0", Usage: "seed of the held-out target's index in the data set"},
+			{Name: optN, Default: "10000", Usage: "number of designs that `data topology` solves"},
+		},
+		Networks:     []string{conv.NetworkKind},
+		Objective:    objective,
+		Dataset:      dataset,
+		BuildData:    buildData,
+		Score:        scoreArgs,
+		Example:      example,
+		NewNetwork:   newNetwork,
+		Decode:       decode,
+		Augment:      Augment,
+		Report:       report,
+		ReadObjects:  ReadDesigns,
+		WriteObjects: WriteDesigns,
+		Import:       importCheckpoint,
+		Plots:        plots,
+	}
+}
+
+// Objective is the cosine similarity with a target design.
+type Objective struct {
+	Target Design
+	desc   string
+}
+
+func objective(env *task.Env) (task.TypedObjective[Design], error) {
+	var tg target
+	var err error
+	if env.Param(optTarget) != "" {
+		tg, err = pickTarget(env, nil, "")
+	} else {
+		tg, _, _, _, err = loadTask(env)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Objective{Target: tg.design, desc: tg.desc}, nil
+}
+
+// Score returns the cosine similarity of d with the target.
+func (o Objective) Score(d Design) (float64, error) {
+	if len(d) != Pixels {
+		return 0, fmt.Errorf("design of %d pixels, want %d", len(d), Pixels)
+	}
+	return Similarity(d, o.Target), nil
+}
+
+// FailureScore is the score of an empty design.
+func (Objective) FailureScore() float64 { return 0 }
+
+// Maximize is true: higher similarity is better.
+func (Objective) Maximize() bool { return true }
+
+// Key returns the design's packed hex form.
+func (Objective) Key(d Design) string { return Key(d) }
+
+// Parse returns the design of a key.
+func (Objective) Parse(key string) (Design, error) { return ParseKey(key) }
+
+// Describe records the target.
+func (o Objective) Describe() map[string]string {
+	return map[string]string{"target": o.desc, "target-key": Key(o.Target)}
+}
+
+// scoreArgs prints the similarity with the target of every design of the
+// .npy files named by args, one line each.
+func scoreArgs(env *task.Env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("score topology: name one or more .npy files of designs")
+	}
+	obj, err := objective(env)
+	if err != nil {
+		return err
+	}
+	o := obj.(Objective)
+	fmt.Fprintf(env.Stderr, "target: %s\n", o.desc)
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	for _, path := range args {
+		ds, err := ReadDesigns(path)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			fmt.Fprintln(w, strconv.FormatFloat(Similarity(d, o.Target), 'g', -1, 64))
+		}
+	}
+	return nil
+}
+
+func newNetwork(_ *task.Env, latent int) (models.VAE[models.Dense], error) {
+	cfg := conv.DefaultConfig()
+	if latent > 0 {
+		cfg.Latent = latent
+	}
+	return conv.New(cfg)
+}
+
+// decode rounds the decoded designs; every latent point decodes to a design
+// (decoding is deterministic: opts and seed do not matter).
+func decode(net models.VAE[models.Dense], z []float64, _ task.DecodeOptions, _ uint64) ([]Design, []bool, error) {
+	m, ok := net.(*conv.Model)
+	if !ok {
+		return nil, nil, fmt.Errorf("topology decode: network %T is not the conv VAE", net)
+	}
+	imgs, err := m.Decode(z)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, valid := make([]Design, len(imgs)), make([]bool, len(imgs))
+	for i, d := range imgs {
+		out[i], valid[i] = d, true
+	}
+	return out, valid, nil
+}
+
+// report prints the validation designs' mean pixel accuracy and mean cosine
+// similarity of their rounded reconstructions (from the encoder means).
+func report(env *task.Env, net models.VAE[models.Dense], val []models.Dense, _ task.ReportOptions) error {
+	if len(val) == 0 {
+		return nil
+	}
+	m, ok := net.(*conv.Model)
+	if !ok {
+		return fmt.Errorf("topology report: network %T is not the conv VAE", net)
+	}
+	mu, err := models.EncodeMeans[models.Dense](m, val)
+	if err != nil {
+		return err
+	}
+	rec, err := m.Decode(mu)
+	if err != nil {
+		return err
+	}
+	var acc, sim float64
+	for i, x := range val {
+		d := make(Design, Pixels)
+		same := 0
+		for j, v := range x {
+			d[j] = uint8(v)
+			if rec[i][j] == d[j] {
+				same++
+			}
+		}
+		acc += float64(same) / Pixels
+		sim += Similarity(rec[i], d)
+	}
+	n := float64(len(val))
+	fmt.Fprintf(env.Stdout, "val_pixel_accuracy %.4f\nval_similarity %.4f (cosine, rounded reconstruction from the mean)\n", acc/n, sim/n)
+	return nil
+}
+
+// importCheckpoint converts the authors' TopologyVAE (a Lightning checkpoint
+// or a bare state dict: encoder.*, decoder.*, and BaseVAE's prior_mu and
+// prior_sigma, which are dropped with a note) into a checkpoint of ours; the
+// latent size is read from the encoder's last layer.
+func importCheckpoint(env *task.Env, req task.ImportRequest) error {
+	latent, err := importedLatent(req.From)
+	if err != nil {
+		return err
+	}
+	net, err := conv.New(conv.Config{Latent: latent})
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	known := map[string]bool{}
+	for _, n := range net.StateDict() {
+		known[n.Name] = true
+	}
+	return task.ImportStateDict(env, req.From, req.Out, net, func(name string) (string, bool) {
+		return name, known[name]
+	})
+}
