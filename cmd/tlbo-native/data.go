@@ -28,7 +28,7 @@ func dataCommand() *cli.Command {
 					return t.BuildData(env, c.String("out"))
 				},
 			}
-		}), dataTopologyCommand()),
+		})),
 	}
 }
 
