@@ -26,6 +26,7 @@ func main() {
 			plotCommand(),
 			trainCommand(),
 			topologyCommand(),
+			moleculeCommand(),
 		},
 	}
 	app.Commands = append(app.Commands, codecCommands()...)

@@ -1,0 +1,373 @@
+package molecule
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+)
+
+// The ZINC250K files under the data directory (shared/data/README.md).
+const (
+	ZincFile       = "zinc/zinc250k.smi.gz"
+	ValidFile      = "zinc/jtvae_valid.txt"
+	TestFile       = "zinc/jtvae_test.txt"
+	ShippedVocab   = "zinc/jtvae_vocab.txt"
+	DataFileName   = "molecules.npz"
+	VocabFileName  = "vocab.txt"
+	ReportFileName = "report.txt"
+	splitTrain     = 0
+	splitValid     = 1
+	splitTest      = 2
+)
+
+var splitNames = []string{"train", "valid", "test"}
+
+// BuildOptions configure Build.
+type BuildOptions struct {
+	DataDir string // holds zinc/
+	OutDir  string
+	// Vocab, when set, is the user's vocabulary file: it is copied to
+	// OutDir/vocab.txt and the report lists training clusters missing from it.
+	Vocab string
+	// Candidates also enumerates every node's attachment candidates (slow).
+	Candidates bool
+	// Workers is the number of goroutines (0: all CPUs).
+	Workers int
+	// Progress, when set, is called with the molecules done so far.
+	Progress func(done, total int)
+}
+
+// Failure is a molecule that could not be handled, with the stage that failed.
+type Failure struct {
+	Index  int
+	Split  string
+	Stage  string // parse, score, decompose, assemble
+	Smiles string
+	Reason string
+}
+
+// BuildReport summarises a data-set build.
+type BuildReport struct {
+	Total, Train, Valid, Test int
+	Failures                  []Failure
+	Vocab                     Vocab    // built from the training split with the linked RDKit
+	OnlyOurs, OnlyShipped     []string // vocabulary differences from the shipped one
+	MissingFromUser           []string // training clusters absent from the user's vocabulary
+	MoleculesMissingUser      int      // training molecules using one of them
+}
+
+// result is one molecule's outcome.
+type result struct {
+	canonical string
+	score     float64
+	clusters  []string
+	fail      *Failure
+}
+
+// Build makes the ZINC250K data set: every molecule's canonical SMILES,
+// penalised logP and split (train = all minus the JT-VAE validation and test
+// splits), its junction tree, the vocabulary of the training split, and a
+// report of what RDKit could not handle.
+func Build(o BuildOptions) (*BuildReport, error) {
+	smiles, split, err := readSplits(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := DefaultFragmentScores(); err != nil {
+		return nil, err
+	}
+	var user Vocab
+	if o.Vocab != "" {
+		if user, err = ReadVocab(o.Vocab); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	res := processAll(smiles, split, o)
+	rep := summarise(smiles, split, res)
+	if err := writeData(filepath.Join(o.OutDir, DataFileName), smiles, split, res); err != nil {
+		return nil, err
+	}
+	if err := rep.vocabularies(o, res, split, user); err != nil {
+		return nil, err
+	}
+	return rep, rep.write(filepath.Join(o.OutDir, ReportFileName))
+}
+
+// readSplits reads ZINC250K and labels each molecule with its split.
+func readSplits(dir string) ([]string, []int, error) {
+	all, err := readSmilesFile(filepath.Join(dir, ZincFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	split := make([]int, len(all))
+	index := make(map[string]int, len(all))
+	for i, s := range all {
+		index[s] = i
+	}
+	for k, name := range []string{ValidFile, TestFile} {
+		part, err := readSmilesFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		for line, s := range part {
+			i, ok := index[s]
+			if !ok {
+				return nil, nil, fmt.Errorf("%s: molecule %d (%s) is not in %s", name, line+1, s, ZincFile)
+			}
+			split[i] = k + 1
+		}
+	}
+	return all, split, nil
+}
+
+// readSmilesFile reads the first field of each non-empty line (gzip'd when the
+// name ends in .gz).
+func readSmilesFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
+	}
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) > 0 {
+			out = append(out, fs[0])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no molecules", path)
+	}
+	return out, nil
+}
+
+// processAll handles every molecule on o.Workers goroutines, one molecule per task.
+func processAll(smiles []string, split []int, o BuildOptions) []result {
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	res := make([]result, len(smiles))
+	jobs := make(chan int, 256)
+	done := make(chan struct{}, 256)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res[i] = processOne(i, smiles[i], splitNames[split[i]], o.Candidates)
+				done <- struct{}{}
+			}
+		}()
+	}
+	go func() {
+		for i := range smiles {
+			jobs <- i
+		}
+		close(jobs)
+		wg.Wait()
+		close(done)
+	}()
+	n := 0
+	for range done {
+		n++
+		if o.Progress != nil && (n%500 == 0 || n == len(smiles)) {
+			o.Progress(n, len(smiles))
+		}
+	}
+	return res
+}
+
+// processOne canonicalises, scores and decomposes one molecule.
+func processOne(i int, smiles, split string, candidates bool) (r result) {
+	fail := func(stage string, err error) result {
+		r.fail = &Failure{Index: i, Split: split, Stage: stage, Smiles: smiles, Reason: err.Error()}
+		return r
+	}
+	var err error
+	if r.canonical, err = Standardize(smiles); err != nil {
+		return fail("parse", err)
+	}
+	if r.score, err = Score(r.canonical); err != nil {
+		return fail("score", err)
+	}
+	t, err := chem.Decompose(smiles)
+	if err != nil {
+		return fail("decompose", err)
+	}
+	defer t.Close()
+	r.clusters = t.Vocabulary()
+	if candidates {
+		if err := t.Recover(); err != nil {
+			return fail("assemble", err)
+		}
+		if err := t.Assemble(); err != nil {
+			return fail("assemble", err)
+		}
+	}
+	return r
+}
+
+func summarise(smiles []string, split []int, res []result) *BuildReport {
+	rep := &BuildReport{Total: len(smiles)}
+	for i, s := range split {
+		switch s {
+		case splitTrain:
+			rep.Train++
+		case splitValid:
+			rep.Valid++
+		default:
+			rep.Test++
+		}
+		if res[i].fail != nil {
+			rep.Failures = append(rep.Failures, *res[i].fail)
+		}
+	}
+	return rep
+}
+
+// writeData writes the data set: SMILES as in ZINC, canonical SMILES without
+// stereo, penalised logP (FailureScore where it failed), split (0 train, 1
+// valid, 2 test) and whether every stage succeeded.
+func writeData(path string, smiles []string, split []int, res []result) error {
+	n := len(smiles)
+	canon, score, sp, ok := make([]string, n), make([]float64, n), make([]int64, n), make([]bool, n)
+	for i, r := range res {
+		canon[i], sp[i], ok[i] = r.canonical, int64(split[i]), r.fail == nil
+		score[i] = r.score
+		if r.canonical == "" || (r.fail != nil && r.fail.Stage == "score") {
+			score[i] = FailureScore
+		}
+	}
+	return numpy.WriteNPZ(path, []numpy.Array{
+		{Name: "smiles", Shape: []int{n}, Data: smiles},
+		{Name: "canonical", Shape: []int{n}, Data: canon},
+		{Name: "score", Shape: []int{n}, Data: score},
+		{Name: "split", Shape: []int{n}, Data: sp},
+		{Name: "ok", Shape: []int{n}, Data: ok},
+	})
+}
+
+// vocabularies builds the training vocabulary, compares it with the shipped
+// one and the user's, and writes OutDir/vocab.txt.
+func (rep *BuildReport) vocabularies(o BuildOptions, res []result, split []int, user Vocab) error {
+	set := map[string]bool{}
+	for i, r := range res {
+		if split[i] == splitTrain {
+			for _, c := range r.clusters {
+				set[c] = true
+			}
+		}
+	}
+	for c := range set {
+		rep.Vocab = append(rep.Vocab, c)
+	}
+	slices.Sort(rep.Vocab)
+	if shipped, err := ReadVocab(filepath.Join(o.DataDir, ShippedVocab)); err == nil {
+		rep.OnlyOurs, rep.OnlyShipped = VocabDiff(rep.Vocab, shipped)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	out := filepath.Join(o.OutDir, VocabFileName)
+	if user == nil {
+		return WriteVocab(out, rep.Vocab)
+	}
+	rep.MissingFromUser, _ = VocabDiff(rep.Vocab, user)
+	missing := map[string]bool{}
+	for _, c := range rep.MissingFromUser {
+		missing[c] = true
+	}
+	for i, r := range res {
+		if split[i] == splitTrain && slices.ContainsFunc(r.clusters, func(c string) bool { return missing[c] }) {
+			rep.MoleculesMissingUser++
+		}
+	}
+	return WriteVocab(out, user)
+}
+
+// write writes the human-readable report.
+func (rep *BuildReport) write(path string) error {
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintf(bw, "molecules %d (train %d, valid %d, test %d)\n", rep.Total, rep.Train, rep.Valid, rep.Test)
+		stages := map[string]int{}
+		for _, f := range rep.Failures {
+			stages[f.Stage]++
+		}
+		fmt.Fprintf(bw, "failed %d (parse %d, score %d, decompose %d, assemble %d)\n", len(rep.Failures),
+			stages["parse"], stages["score"], stages["decompose"], stages["assemble"])
+		fmt.Fprintf(bw, "vocabulary %d clusters; not in the shipped vocabulary %d; shipped but not made here %d\n",
+			len(rep.Vocab), len(rep.OnlyOurs), len(rep.OnlyShipped))
+		writeList(bw, "only in ours", rep.OnlyOurs)
+		writeList(bw, "only in the shipped one", rep.OnlyShipped)
+		if rep.MissingFromUser != nil {
+			fmt.Fprintf(bw, "training clusters missing from the given vocabulary: %d (in %d training molecules)\n",
+				len(rep.MissingFromUser), rep.MoleculesMissingUser)
+			writeList(bw, "missing", rep.MissingFromUser)
+		}
+		for _, f := range rep.Failures {
+			fmt.Fprintf(bw, "failure\t%d\t%s\t%s\t%s\t%s\n", f.Index, f.Split, f.Stage, f.Smiles, f.Reason)
+		}
+		return bw.Flush()
+	})
+}
+
+func writeList(w io.Writer, title string, xs []string) {
+	for _, x := range xs {
+		fmt.Fprintf(w, "%s\t%s\n", title, x)
+	}
+}
+
+// DataEnv names the data directory when no --data-dir is given.
+const DataEnv = "TLBO_DATA"
+
+// FindDataDir returns dir when set, else $TLBO_DATA, else the first shared/data
+// above the working directory that holds ZincFile.
+func FindDataDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if env := os.Getenv(DataEnv); env != "" {
+		return env, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "shared", "data")
+		if _, err := os.Stat(filepath.Join(cand, ZincFile)); err == nil {
+			return cand, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no data directory: give --data-dir or $%s (a directory holding %s)", DataEnv, ZincFile)
+		}
+	}
+}
