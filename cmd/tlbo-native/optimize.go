@@ -28,7 +28,7 @@ func optimizeCommand() *cli.Command {
 		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header)", Required: true}}
 	flags = append(flags, elboFlags()...)
 	flags = append(flags,
-		&cli.StringFlag{Name: "strategy", Value: d.Strategy, Usage: "bo or random"},
+		&cli.StringFlag{Name: "strategy", Value: d.Strategy, Usage: "bo, random (uniform in the encoded data's box) or prior (samples of N(0, I))"},
 		&cli.IntFlag{Name: "budget", Usage: "number of queries B" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.Budget) })},
 		&cli.IntFlag{Name: "retrain-every", Usage: "queries between retrainings r" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.RetrainEvery) })},
 		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform weights" + perTask(func(d task.Defaults) string { return fmtFloat(d.RankK) })},
@@ -43,10 +43,14 @@ func optimizeCommand() *cli.Command {
 		&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.NRand) })},
 		&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP" + perTask(func(d task.Defaults) string { return fmt.Sprint(d.Inducing) })},
 		&cli.StringFlag{Name: "kernel", Value: d.Kernel, Usage: "rbf or matern52"},
+		&cli.StringFlag{Name: "gp-objective", Value: d.GPObjective, Usage: "sparse GP training objective: titsias or fitc"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
-		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: best points refined by L-BFGS-B"},
+		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: raw samples refined by L-BFGS-B"},
+		&cli.StringFlag{Name: "restart-selection", Value: d.RestartSelection, Usage: "acquisition: restarts picked by boltzmann sampling or the best raw samples"},
+		&cli.IntFlag{Name: "perturb-tries", Value: d.PerturbTries, Usage: "novelty check: perturbations of a duplicate's latent point"},
+		&cli.IntFlag{Name: "novelty-redo", Value: d.NoveltyRedo, Usage: "novelty check: acquisition steps redone away from the points tried"},
 		&cli.IntFlag{Name: "samples-per-model", Usage: "prior samples decoded and scored per model version"},
 		&cli.Float64Flag{Name: "labelled-fraction", Usage: "semi-supervised: start from this fraction of the labelled data"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point (0: the network's default)"},
@@ -64,7 +68,10 @@ func optimizeCommand() *cli.Command {
 			"flushed before the next), results.npz, the model versions model-v<N>/ and best.png.\n" +
 			"--resume continues a killed run where it stopped; a different configuration is refused.\n" +
 			"--elbo picks the retraining objective (default t); w is LBO with a warped GP (W-LBO).\n" +
-			"--strategy random samples the latent prior instead of maximising EI. Flags left unset take\n" +
+			"--strategy random draws uniformly from the box of the encoded data instead of maximising EI\n" +
+			"(prior: from N(0, I)); a run made before --restart-selection existed resumes with --strategy\n" +
+			"prior (if it was random), --restart-selection best --novelty-redo 0 --perturb-tries 100\n" +
+			"--restarts 10 (the error names each difference). Flags left unset take\n" +
 			"the task's defaults (DESIGN.md section 9).",
 		Flags:  flags,
 		Action: optimizeAction,
@@ -86,6 +93,8 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", td.NBest), intOr(c, "n-rand", td.NRand), intOr(c, "inducing", td.Inducing)
 	cfg.Kernel, cfg.Warp, cfg.Acq, cfg.BestQuantile = c.String("kernel"), elbo.Name == "w", c.String("acq"), c.Float64("best-quantile")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
+	cfg.GPObjective, cfg.RestartSelection = c.String("gp-objective"), c.String("restart-selection")
+	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
 	cfg.Extra = map[string]string{"task": t.Name(), "elbo": elbo.Name,
 		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", elbo.MetricWeight, elbo.PredWeight,

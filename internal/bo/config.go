@@ -6,15 +6,29 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tlbo-native/tlbo-native/internal/acq"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
 // Strategies of the search.
 const (
 	// StrategyBO is latent-space Bayesian optimisation (LBO, T-LBO, ...).
 	StrategyBO = "bo"
-	// StrategyRandom samples the prior N(0, I) of the latent space.
+	// StrategyRandom draws uniformly from the box of the encoded training
+	// data, redrawing invalid and already-seen objects (the reference's
+	// random search).
 	StrategyRandom = "random"
+	// StrategyPrior samples the prior N(0, I) of the latent space, with the
+	// novelty check of the BO strategy (what "random" meant in runs made
+	// before the box search).
+	StrategyPrior = "prior"
 )
+
+// RandomDraws bounds the draws of one random-search query: after this many
+// invalid or already-seen decodes the first valid one (else the first) is
+// evaluated, so that a query always ends.
+const RandomDraws = 100
 
 // Acquisition functions.
 const (
@@ -25,7 +39,7 @@ const (
 // Config is everything that determines a run's results. Two runs with equal
 // configurations, data and model produce the same queries.
 type Config struct {
-	// Strategy is StrategyBO or StrategyRandom.
+	// Strategy is StrategyBO, StrategyRandom or StrategyPrior.
 	Strategy string
 	// Budget is the number of queries B.
 	Budget int
@@ -43,6 +57,9 @@ type Config struct {
 	Inducing int
 	// Kernel is the GP kernel ("rbf" or "matern52").
 	Kernel string
+	// GPObjective is the sparse GP's training objective, "titsias" (the
+	// paper's) or "fitc" (the authors' pinned GPyTorch), see gp.Approximation.
+	GPObjective string
 	// Warp learns a Kumaraswamy input warping with the GP (W-LBO).
 	Warp bool
 	// Acq is AcqEI or AcqLogEI.
@@ -53,13 +70,19 @@ type Config struct {
 	// Tau stops an inner loop early when the maximal EI is below it (0: never).
 	Tau float64
 	// RawSamples and Restarts configure the acquisition maximiser: random
-	// points scored, and the best of them refined by L-BFGS-B.
+	// points scored, and Restarts of them, picked by RestartSelection
+	// ("boltzmann" or "best", see acq.Selection), refined by L-BFGS-B.
 	RawSamples, Restarts int
+	RestartSelection     string
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with
 	// σ_t = PerturbSigma · PerturbGrowth^t, at most PerturbTries times.
 	PerturbSigma, PerturbGrowth float64
 	PerturbTries                int
+	// NoveltyRedo is how many times the acquisition step is redone, away
+	// from the points tried, when no perturbation found a new object; the
+	// duplicate is evaluated after the last.
+	NoveltyRedo int
 	// SamplesPerModel decodes and scores this many prior samples after each
 	// retraining (the reference's sample_points; 0: none).
 	SamplesPerModel int
@@ -86,13 +109,16 @@ func DefaultConfig() Config {
 		NRand:                500,
 		Inducing:             500,
 		Kernel:               "rbf",
+		GPObjective:          string(gp.Titsias),
 		Acq:                  AcqEI,
 		BestQuantile:         0.9,
-		RawSamples:           1000,
-		Restarts:             10,
+		RawSamples:           acq.DefaultRawSamples,
+		Restarts:             acq.DefaultRestarts,
+		RestartSelection:     string(acq.SelectBoltzmann),
 		PerturbSigma:         0.01,
 		PerturbGrowth:        1.1,
-		PerturbTries:         100,
+		PerturbTries:         10,
+		NoveltyRedo:          3,
 	}
 }
 
@@ -102,8 +128,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("bo: config: %s is %v, want %s", name, v, want)
 	}
 	switch {
-	case c.Strategy != StrategyBO && c.Strategy != StrategyRandom:
-		return bad("strategy", strconv.Quote(c.Strategy), `"bo" or "random"`)
+	case c.Strategy != StrategyBO && c.Strategy != StrategyRandom && c.Strategy != StrategyPrior:
+		return bad("strategy", strconv.Quote(c.Strategy), `"bo", "random" or "prior"`)
 	case c.Budget < 1:
 		return bad("budget", c.Budget, "at least 1")
 	case c.RetrainEvery < 1:
@@ -120,6 +146,8 @@ func (c Config) Validate() error {
 		return bad("inducing", c.Inducing, "at least 0")
 	case c.Kernel != "rbf" && c.Kernel != "matern52":
 		return bad("kernel", strconv.Quote(c.Kernel), `"rbf" or "matern52"`)
+	case c.GPObjective != string(gp.Titsias) && c.GPObjective != string(gp.FITC):
+		return bad("gp-objective", strconv.Quote(c.GPObjective), `"titsias" or "fitc"`)
 	case c.Acq != AcqEI && c.Acq != AcqLogEI:
 		return bad("acq", strconv.Quote(c.Acq), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
@@ -128,6 +156,10 @@ func (c Config) Validate() error {
 		return bad("tau", c.Tau, "a finite number >= 0")
 	case c.RawSamples < 1 || c.Restarts < 1:
 		return bad("raw-samples/restarts", fmt.Sprintf("%d/%d", c.RawSamples, c.Restarts), "at least 1 each")
+	case c.RestartSelection != string(acq.SelectBoltzmann) && c.RestartSelection != string(acq.SelectBest):
+		return bad("restart-selection", strconv.Quote(c.RestartSelection), `"boltzmann" or "best"`)
+	case c.NoveltyRedo < 0:
+		return bad("novelty-redo", c.NoveltyRedo, "at least 0")
 	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
 		return bad("perturbation", fmt.Sprintf("sigma %v growth %v tries %d", c.PerturbSigma, c.PerturbGrowth, c.PerturbTries),
 			"sigma > 0, growth >= 1, tries >= 0")
@@ -158,15 +190,18 @@ func (c Config) Fields() []Field {
 		{"n-rand", i(c.NRand)},
 		{"inducing", i(c.Inducing)},
 		{"kernel", c.Kernel},
+		{"gp-objective", c.GPObjective},
 		{"warp", strconv.FormatBool(c.Warp)},
 		{"acq", c.Acq},
 		{"best-quantile", f(c.BestQuantile)},
 		{"tau", f(c.Tau)},
 		{"raw-samples", i(c.RawSamples)},
 		{"restarts", i(c.Restarts)},
+		{"restart-selection", c.RestartSelection},
 		{"perturb-sigma", f(c.PerturbSigma)},
 		{"perturb-growth", f(c.PerturbGrowth)},
 		{"perturb-tries", i(c.PerturbTries)},
+		{"novelty-redo", i(c.NoveltyRedo)},
 		{"samples-per-model", i(c.SamplesPerModel)},
 		{"labelled-fraction", f(c.LabelledFraction)},
 		{"seed", strconv.FormatUint(c.Seed, 10)},
@@ -186,6 +221,35 @@ func (c Config) Fields() []Field {
 // larger or smaller budget extends or ends a run without changing the
 // queries made so far.
 var resumable = map[string]bool{"budget": true}
+
+// legacyFields are the settings added after runs were first made, with the
+// value those runs used: the best raw samples as restarts, no redo of the
+// acquisition step, the Titsias bound.
+var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)}}
+
+// upgradeFields completes the stored fields of a run made before some
+// settings existed with the values that run used; a run from before
+// restart-selection also has its strategy "random" renamed "prior" (it
+// sampled the prior).
+func upgradeFields(stored []Field) []Field {
+	have := make(map[string]bool, len(stored))
+	for _, f := range stored {
+		have[f.Name] = true
+	}
+	out := make([]Field, 0, len(stored)+len(legacyFields))
+	for _, f := range stored {
+		if f.Name == "strategy" && f.Value == StrategyRandom && !have["restart-selection"] {
+			f.Value = StrategyPrior
+		}
+		out = append(out, f)
+	}
+	for _, f := range legacyFields {
+		if !have[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // diffFields describes how the stored configuration differs from the
 // current one, ignoring the resumable settings; "" means no difference.

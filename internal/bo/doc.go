@@ -17,7 +17,13 @@
 //	        to the journal, the data and the GP's training set
 //	    (an inner loop stops early when the maximal EI falls below tau)
 //
-// Random search replaces the GP step by a draw from the prior N(0, I).
+// Random search ("random", the reference's) replaces the GP step by
+// uniform draws from the box of the encoder means of the current training
+// data (widened like the GP's inputs, and growing with the latents of the
+// version's new objects), redrawn while they decode to an invalid or
+// already-seen object (at most RandomDraws times); "prior" draws from the
+// prior N(0, I) with the novelty check of BO instead (what "random" meant
+// before; runs made then resume as "prior").
 //
 // Runs are resumable: every query is appended to DIR/journal.jsonl and
 // flushed to disk before the next one starts, each model version is saved
@@ -30,11 +36,42 @@
 // The GP always maximises: scores of a task where lower is better are
 // negated into utilities before they reach the GP or the rank weights.
 //
+// Behaviours taken from the authors' code (DESIGN.md section 11), and why:
+//
+//   - Novelty check: a decoded object already in the data is retried from
+//     z + N(0, σ_t²), σ_t = 0.01 · 1.1^t, at most PerturbTries = 10 times;
+//     then the acquisition step is redone, at most NoveltyRedo = 3 times,
+//     and the duplicate is evaluated after that (the authors' loop; the
+//     paper says only "perturb"). The redo keeps the GP (fitted once per
+//     query, so the warm-start chain a resume replays is unchanged) and
+//     excludes the points tried by multiplying EI by
+//     Π_t (1 - exp(-|z - z_t|²/(2ρ²))) (adding its log to log-EI): the
+//     authors redo the step with fresh randomness only, which often finds
+//     the same maximiser; pending points with fantasised values would not
+//     exclude a maximiser whose mean beats the incumbent, which is where
+//     duplicates arise. ρ is σ_max √d (the length of the largest
+//     perturbation, inside which objects were already seen), doubled at
+//     each redo. The journal records z after (z) and before (z_proposed)
+//     perturbation, the perturbations and the redos.
+//   - EI maximisation: Restarts = 100 of RawSamples = 1000 raw samples,
+//     picked by Boltzmann sampling (BoTorch's initialize_q_batch, which the
+//     authors' optimize_acqf call uses); RestartSelection "best" takes the
+//     best raw samples instead.
+//   - Random search samples the encoded data's box (above), as the
+//     authors' expression and topology scripts do.
+//   - The journal records per model version the retraining's mean losses
+//     as the model reports them (the task models: total, rec, kl, pred,
+//     metric, beta), per query the GP fit (log marginal likelihood, noise,
+//     output scale, length-scale range, points, iterations) and the
+//     incumbent (the best score so far).
+//   - The sparse GP trains on the Titsias bound by default, as the paper
+//     says; GPObjective "fitc" trains with the FITC marginal likelihood, as
+//     the authors' pinned GPyTorch did (DESIGN.md section 11).
+//
 // Choices where the reference differs or is silent: an invalid decode is
 // evaluated as the task's failure score (the reference redoes the step);
-// the novelty check perturbs up to PerturbTries times with a growing sigma
-// and then evaluates the duplicate, and it applies to random search too;
-// only a query's final z joins the GP's points (the reference also adds
+// the novelty check applies to prior sampling too; only a query's final z
+// joins the GP's points (the reference also adds
 // the perturbation trials); the GP subset is drawn once per version; invalid
 // queries stay out of the retraining data. Random search retrains the
 // model every r queries like the other strategies, as the reference's

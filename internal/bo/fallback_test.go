@@ -40,9 +40,9 @@ func (lineModel) Decode(z *mat.Dense, _ uint64) ([]float64, []bool, error) {
 	}
 	return xs, ok, nil
 }
-func (lineModel) Retrain(RetrainRequest[float64]) error { return nil }
-func (lineModel) Save(string) error                     { return nil }
-func (lineModel) Load(string) error                     { return nil }
+func (lineModel) Retrain(RetrainRequest[float64]) (map[string]float64, error) { return nil, nil }
+func (lineModel) Save(string) error                                           { return nil }
+func (lineModel) Load(string) error                                           { return nil }
 
 func lineRun(t *testing.T, cfg Config) *Result {
 	t.Helper()

@@ -16,6 +16,9 @@ type Query struct {
 	Version int `json:"version"`
 	// Z is the latent point that was decoded (after perturbation).
 	Z []float64 `json:"z"`
+	// Proposed is the proposal of the last acquisition step before the
+	// novelty check perturbed it (absent when Z was not perturbed).
+	Proposed []float64 `json:"z_proposed,omitempty"`
 	// Object is the task's key of the decoded object ("" when invalid).
 	Object string `json:"object"`
 	// Valid is false when z decoded to no valid object.
@@ -30,15 +33,47 @@ type Query struct {
 	Random bool `json:"random,omitempty"`
 	// Perturbations counts the perturbed decodes of the novelty check.
 	Perturbations int `json:"perturbations,omitempty"`
-	// Duplicate is set when no perturbation found a new object and the
-	// query evaluated one already seen.
+	// Redos counts the acquisition steps redone away from the points tried
+	// because no perturbation found a new object.
+	Redos int `json:"redos,omitempty"`
+	// Draws counts the draws of a random-search query (1: the first was
+	// valid and new).
+	Draws int `json:"draws,omitempty"`
+	// Duplicate is set when the query evaluated an object already seen:
+	// the novelty check and its redos, or the random draws, found no new one.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Incumbent is the best score after this query (labelled start
+	// included), in the task's direction.
+	Incumbent float64 `json:"incumbent"`
+	// GP describes the query's GP fit (BO only).
+	GP *GPFit `json:"gp,omitempty"`
 	// Acq is the acquisition value (EI or log-EI) at the proposal and EI
 	// the expected improvement there (both 0 for random search).
 	Acq float64 `json:"acq"`
 	EI  float64 `json:"ei"`
 	// Timing is where the query's time went.
 	Timing Timing `json:"timing"`
+}
+
+// GPFit summarises a GP fit: on a version's first query it is fitted from
+// scratch, on the others warm-started from the previous fit.
+type GPFit struct {
+	// LogLik is the log marginal likelihood of the standardised targets
+	// (for a sparse GP its training objective, the Titsias bound or FITC),
+	// without the priors.
+	LogLik float64 `json:"loglik"`
+	// Noise is the noise variance, Outputscale the kernel variance (both of
+	// the standardised targets); LengthscaleMin and LengthscaleMax the range
+	// of the ARD length-scales (in the unit box).
+	Noise          float64 `json:"noise"`
+	Outputscale    float64 `json:"outputscale"`
+	LengthscaleMin float64 `json:"ls_min"`
+	LengthscaleMax float64 `json:"ls_max"`
+	// Points is the number of training points, Iterations the L-BFGS
+	// iterations, Warm whether the fit was warm-started.
+	Points     int  `json:"points"`
+	Iterations int  `json:"iters"`
+	Warm       bool `json:"warm,omitempty"`
 }
 
 // Timing splits a query's wall time, in seconds.
@@ -72,6 +107,9 @@ type Version struct {
 	// the prior samples.
 	RetrainSeconds float64 `json:"retrain_s"`
 	SampleSeconds  float64 `json:"sample_s,omitempty"`
+	// Losses are the retraining's mean losses by name, as the model
+	// reports them (absent without retraining).
+	Losses map[string]float64 `json:"losses,omitempty"`
 	// Samples are the decoded prior samples (Config.SamplesPerModel).
 	Samples []Sample `json:"samples,omitempty"`
 }
@@ -198,6 +236,19 @@ func (r record) check() error {
 		return fmt.Errorf("version record %d with file %q", v.Version, v.File)
 	}
 	return nil
+}
+
+// finiteMap returns m with non-finite values replaced by 0, or nil when m is
+// empty.
+func finiteMap(m map[string]float64) map[string]float64 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = finite(v)
+	}
+	return out
 }
 
 // finite returns v, or 0 when v is NaN or infinite (JSON has no such numbers).

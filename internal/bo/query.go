@@ -3,13 +3,15 @@ package bo
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
-	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
-// perturbBatch is how many perturbed points the novelty check decodes at
+// perturbBatch is how many perturbed points (or random draws) are decoded at
 // once: decoding a batch costs about as much as decoding one point.
 const perturbBatch = 10
 
@@ -18,70 +20,147 @@ const perturbBatch = 10
 // query, so that every version makes progress).
 func (r *runner[O]) query() (Query, *Stop, error) {
 	start := time.Now()
-	i := len(r.queries)
-	q := Query{Index: i, Version: r.version}
+	q := Query{Index: len(r.queries), Version: r.version}
 	q.Timing.Encode, r.encodeS = r.encodeS, 0
-	var z []float64
+	var obj O
+	var valid bool
+	var err error
 	if r.cfg.Strategy == StrategyRandom {
-		t := time.Now()
-		rng := newRand(r.cfg.Seed, streamAcq, uint64(i))
-		z = make([]float64, r.model.LatentDim())
-		for k := range z {
-			z[k] = rng.NormFloat64()
-		}
-		q.Timing.Acq = time.Since(t).Seconds()
+		obj, valid, err = r.drawRandom(&q)
 	} else {
 		var stop *Stop
-		var err error
-		z, stop, err = r.propose(&q)
-		if err != nil || stop != nil {
-			return q, stop, err
+		obj, valid, stop, err = r.searchNovel(&q)
+		if stop != nil {
+			return q, stop, nil
 		}
 	}
-	t := time.Now()
-	obj, valid, err := r.decodeNovel(&q, z)
 	if err != nil {
 		return q, nil, err
 	}
-	q.Timing.Decode = time.Since(t).Seconds()
-	t = time.Now()
+	t := time.Now()
 	q.Score, q.Failure = r.evaluate(obj, valid)
 	q.Timing.Eval = time.Since(t).Seconds()
+	q.Incumbent = r.best().score
+	if q.Valid && r.sign*q.Score > r.sign*q.Incumbent {
+		q.Incumbent = q.Score
+	}
 	q.Timing.Total = time.Since(start).Seconds()
 	return q, nil, nil
 }
 
-// propose fits the GP and maximises the acquisition; a failed fit or
-// maximisation falls back to a uniform point of the latent box.
-func (r *runner[O]) propose(q *Query) ([]float64, *Stop, error) {
+// searchNovel runs the acquisition step (a GP proposal, or a prior draw)
+// and the novelty check; when the check finds no new object it redoes the
+// step away from every point tried, at most NoveltyRedo times, and then
+// accepts the duplicate. The GP is fitted once per query: a redo changes
+// the acquisition, not the GP, so the warm-start chain that a resume
+// replays does not depend on redos.
+func (r *runner[O]) searchNovel(q *Query) (obj O, valid bool, stop *Stop, err error) {
+	var fit *fitResult
+	var tried []triedPoint
+	for a := 0; ; a++ {
+		var z []float64
+		if r.cfg.Strategy == StrategyPrior {
+			t := time.Now()
+			z = priorPoint(r.model.LatentDim(), attemptSeed(r.cfg.Seed, streamAcq, uint64(q.Index), a))
+			q.Timing.Acq += time.Since(t).Seconds()
+		} else {
+			if fit == nil {
+				f := r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+				fit = &f
+				q.Timing.GPFit, q.GP = f.dur.Seconds(), gpFitRecord(f.model)
+			}
+			z, stop, err = r.propose(q, *fit, a, tried)
+			if err != nil || stop != nil {
+				return obj, false, stop, err
+			}
+		}
+		t := time.Now()
+		var dup bool
+		var trials [][]float64
+		obj, valid, dup, trials, err = r.decodeNovel(q, z, a)
+		q.Timing.Decode += time.Since(t).Seconds()
+		if err != nil || !dup || a == r.cfg.NoveltyRedo {
+			q.Redos = a
+			return obj, valid, nil, err
+		}
+		for _, z := range trials {
+			tried = append(tried, triedPoint{z: z, radius: r.exclusionRadius(a)})
+		}
+	}
+}
+
+// priorPoint draws a point of the prior N(0, I).
+func priorPoint(d int, seed uint64) []float64 {
+	rng := randFrom(seed)
+	z := make([]float64, d)
+	for k := range z {
+		z[k] = rng.NormFloat64()
+	}
+	return z
+}
+
+// gpFitRecord summarises a fitted GP for the journal (nil for none).
+func gpFitRecord(m *gp.Model) *GPFit {
+	if m == nil {
+		return nil
+	}
+	h := m.Hyper()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range h.Lengthscales {
+		lo, hi = math.Min(lo, l), math.Max(hi, l)
+	}
+	info := m.Info()
+	return &GPFit{LogLik: finite(m.LogLik()), Noise: h.Noise, Outputscale: h.Outputscale, LengthscaleMin: finite(lo),
+		LengthscaleMax: finite(hi), Points: m.Points(), Iterations: info.Iterations, Warm: info.Warm}
+}
+
+// propose maximises the acquisition of the fitted GP (attempt a, away from
+// the points tried by earlier attempts); a failed fit or maximisation falls
+// back to a uniform point of the latent box.
+func (r *runner[O]) propose(q *Query, f fitResult, a int, tried []triedPoint) ([]float64, *Stop, error) {
 	i := uint64(q.Index)
-	f := r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, i))
-	q.Timing.GPFit = f.dur.Seconds()
+	q.Random = false
 	if f.model == nil {
 		if f.nz.Lower == nil {
 			return nil, nil, fmt.Errorf("GP data: %w", f.err)
 		}
 		r.logf("query %d: GP fit failed (%v); falling back to a random point of the latent box", q.Index, f.err)
 		q.Random = true
-		return randomInBox(f.nz, deriveSeed(r.cfg.Seed, streamFallback, i)), nil, nil
+		return randomInBox(f.nz, fallbackRand(r.cfg.Seed, i, a)), nil, nil
 	}
-	p, err := r.sur.propose(f, deriveSeed(r.cfg.Seed, streamAcq, i))
-	q.Timing.Acq = p.dur.Seconds()
+	t := time.Now()
+	p, err := r.sur.propose(f, attemptSeed(r.cfg.Seed, streamAcq, i, a), tried)
+	q.Timing.Acq += time.Since(t).Seconds()
 	if err != nil {
 		r.logf("query %d: acquisition failed (%v); falling back to a random point of the latent box", q.Index, err)
 		q.Random = true
-		return randomInBox(f.nz, deriveSeed(r.cfg.Seed, streamFallback, i)), nil, nil
+		return randomInBox(f.nz, fallbackRand(r.cfg.Seed, i, a)), nil, nil
 	}
-	if r.cfg.Tau > 0 && r.inVer > 0 && p.ei < r.cfg.Tau {
+	if r.cfg.Tau > 0 && r.inVer > 0 && a == 0 && p.ei < r.cfg.Tau {
 		return nil, &Stop{Version: r.version, After: q.Index, EI: finite(p.ei)}, nil
 	}
 	q.Acq, q.EI = finite(p.acqValue), finite(p.ei)
 	return p.z, nil, nil
 }
 
+// fallbackRand is the generator of query i's random fallback point.
+func fallbackRand(seed, i uint64, a int) *rand.Rand {
+	return randFrom(deriveSeed(attemptSeed(seed, streamFallback, i, a), 0, 0))
+}
+
+// exclusionRadius is the latent radius around the points that attempt a
+// tried, inside which the next attempt's acquisition is penalised: the
+// typical length of the largest perturbation the novelty check made
+// (σ_max √d), since points that close decoded to objects already seen,
+// doubled at each redo so that three redos reach 4σ_max √d in case the
+// object's region is wider.
+func (r *runner[O]) exclusionRadius(a int) float64 {
+	sigma := r.cfg.PerturbSigma * math.Pow(r.cfg.PerturbGrowth, float64(max(r.cfg.PerturbTries, 1)-1))
+	return sigma * math.Sqrt(float64(r.model.LatentDim())) * math.Ldexp(1, a)
+}
+
 // randomInBox draws a uniform point of the normaliser's box.
-func randomInBox(nz gp.Normalizer, seed uint64) []float64 {
-	rng := newRand(seed, 0, 0)
+func randomInBox(nz gp.Normalizer, rng interface{ Float64() float64 }) []float64 {
 	z := make([]float64, len(nz.Lower))
 	for k := range z {
 		z[k] = nz.Lower[k] + rng.Float64()*(nz.Upper[k]-nz.Lower[k])
@@ -89,27 +168,30 @@ func randomInBox(nz gp.Normalizer, seed uint64) []float64 {
 	return z
 }
 
-// decodeNovel decodes z and, when the object was seen before, decodes
-// perturbations z + N(0, σ_t²) (σ_t = PerturbSigma · PerturbGrowth^t) until
-// one is valid and new, at most PerturbTries times. It records the final z,
-// the object's key and the novelty outcome in q. An invalid first decode is
-// returned as is: the query then scores FailureScore.
-func (r *runner[O]) decodeNovel(q *Query, z []float64) (obj O, valid bool, err error) {
+// decodeNovel decodes z (attempt a of the query) and, when the object was
+// seen before, decodes perturbations z + N(0, σ_t²) (σ_t = PerturbSigma ·
+// PerturbGrowth^t) until one is valid and new, at most PerturbTries times.
+// It records the decoded z, the proposal it was perturbed from, the object's
+// key and the novelty outcome in q. An invalid first decode is returned as
+// is: the query then scores FailureScore. When no new object was found,
+// dup is set and tried holds z and its perturbations.
+func (r *runner[O]) decodeNovel(q *Query, z []float64, a int) (obj O, valid, dup bool, tried [][]float64, err error) {
 	i := uint64(q.Index)
-	decodeSeed := deriveSeed(r.cfg.Seed, streamDecode, i)
+	decodeSeed := attemptSeed(r.cfg.Seed, streamDecode, i, a)
 	objs, ok, err := r.decode([][]float64{z}, deriveSeed(decodeSeed, 0, 0))
 	if err != nil {
-		return obj, false, err
+		return obj, false, false, nil, err
 	}
 	obj, valid = objs[0], ok[0]
-	q.Z, q.Valid = z, valid
+	q.Z, q.Valid, q.Object, q.Proposed, q.Duplicate = z, valid, "", nil, false
 	if valid {
 		q.Object = r.task.Key(obj)
 	}
 	if !valid || !r.seen[q.Object] {
-		return obj, valid, nil
+		return obj, valid, false, nil, nil
 	}
-	rng := newRand(r.cfg.Seed, streamPerturb, i)
+	tried = [][]float64{z}
+	rng := randFrom(attemptSeed(r.cfg.Seed, streamPerturb, i, a))
 	sigma := r.cfg.PerturbSigma
 	for t := 0; t < r.cfg.PerturbTries; t += perturbBatch {
 		n := min(perturbBatch, r.cfg.PerturbTries-t)
@@ -123,20 +205,80 @@ func (r *runner[O]) decodeNovel(q *Query, z []float64) (obj O, valid bool, err e
 		}
 		objs, ok, err := r.decode(zs, deriveSeed(decodeSeed, 1, uint64(t)))
 		if err != nil {
-			return obj, false, err
+			return obj, false, false, nil, err
 		}
 		for b := range zs {
 			if !ok[b] {
 				continue
 			}
 			if key := r.task.Key(objs[b]); !r.seen[key] {
-				q.Z, q.Object, q.Perturbations = zs[b], key, t+b+1
+				q.Z, q.Object, q.Proposed = zs[b], key, z
+				q.Perturbations += t + b + 1
+				return objs[b], true, false, nil, nil
+			}
+		}
+		tried = append(tried, zs...)
+	}
+	q.Perturbations += r.cfg.PerturbTries
+	q.Duplicate = true
+	return obj, true, true, tried, nil
+}
+
+// drawRandom is the reference's random search: uniform draws from the box
+// of the version's latent points (the encoder means of the training data
+// and the latents of the version's new objects; quantile bounds widened to
+// include the best point, as the GP's inputs), redrawn while they decode
+// to an invalid or already-seen object, at most RandomDraws times; then the
+// first valid draw (a duplicate), else the first draw, is evaluated.
+func (r *runner[O]) drawRandom(q *Query) (obj O, valid bool, err error) {
+	t := time.Now()
+	i := uint64(q.Index)
+	x := mat.NewDense(len(r.sur.x), len(r.sur.x[0]), nil)
+	for j, row := range r.sur.x {
+		x.SetRow(j, row)
+	}
+	nz, err := gp.NewNormalizer(x, r.sur.x[argmax(r.sur.u)])
+	if err != nil {
+		return obj, false, fmt.Errorf("random search box: %w", err)
+	}
+	rng := newRand(r.cfg.Seed, streamAcq, i)
+	decodeSeed := deriveSeed(r.cfg.Seed, streamDecode, i)
+	q.Timing.Acq = time.Since(t).Seconds()
+	t = time.Now()
+	defer func() { q.Timing.Decode = time.Since(t).Seconds() }()
+	fallback := -1 // first valid draw, else 0
+	var fbZ []float64
+	var fbObj O
+	for d := 0; d < RandomDraws; d += perturbBatch {
+		zs := make([][]float64, min(perturbBatch, RandomDraws-d))
+		for b := range zs {
+			zs[b] = randomInBox(nz, rng)
+		}
+		objs, ok, err := r.decode(zs, deriveSeed(decodeSeed, 2, uint64(d)))
+		if err != nil {
+			return obj, false, err
+		}
+		for b, z := range zs {
+			if fbZ == nil || (fallback < 0 && ok[b]) {
+				fbZ, fbObj = z, objs[b]
+				if ok[b] {
+					fallback = d + b
+				}
+			}
+			if !ok[b] {
+				continue
+			}
+			if key := r.task.Key(objs[b]); !r.seen[key] {
+				q.Z, q.Object, q.Valid, q.Draws = z, key, true, d+b+1
 				return objs[b], true, nil
 			}
 		}
 	}
-	q.Perturbations, q.Duplicate = r.cfg.PerturbTries, true
-	return obj, true, nil
+	q.Z, q.Valid, q.Draws, q.Duplicate = fbZ, fallback >= 0, RandomDraws, fallback >= 0
+	if q.Valid {
+		q.Object = r.task.Key(fbObj)
+	}
+	return fbObj, q.Valid, nil
 }
 
 // decode decodes latent points, checking what the model returns.

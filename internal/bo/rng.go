@@ -15,6 +15,7 @@ const (
 	streamDecode                     // decoding of query i
 	streamPerturb                    // perturbations of query i
 	streamFallback                   // random fallback point of query i
+	streamRedo                       // redone acquisition steps of query i
 )
 
 // mix is the SplitMix64 finaliser, a bijection with good avalanche.
@@ -32,6 +33,18 @@ func deriveSeed(seed, stream, index uint64) uint64 {
 
 // newRand returns a generator for stream at index.
 func newRand(seed, stream, index uint64) *rand.Rand {
-	s := deriveSeed(seed, stream, index)
-	return rand.New(rand.NewPCG(s, mix(s)))
+	return randFrom(deriveSeed(seed, stream, index))
+}
+
+// randFrom returns a generator seeded by a derived seed.
+func randFrom(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, mix(s))) }
+
+// attemptSeed returns the seed of stream for attempt a of query i: the
+// first attempt draws as a query without redos does, a redone one afresh.
+func attemptSeed(seed, stream, i uint64, a int) uint64 {
+	s := deriveSeed(seed, stream, i)
+	if a == 0 {
+		return s
+	}
+	return deriveSeed(s, streamRedo, uint64(a))
 }

@@ -235,7 +235,7 @@ func (r *runner[O]) open(data Data[O]) error {
 		if err != nil {
 			return fmt.Errorf("bo: resume: %w", err)
 		}
-		if d := diffFields(stored, r.cfg.Fields()); d != "" {
+		if d := diffFields(upgradeFields(stored), r.cfg.Fields()); d != "" {
 			return fmt.Errorf("bo: cannot resume %s with a different configuration: %s", dir, d)
 		}
 		var torn string
@@ -359,7 +359,7 @@ func (r *runner[O]) loop() error {
 				return err
 			}
 		}
-		if r.cfg.Strategy == StrategyBO && !r.surReady {
+		if r.cfg.Strategy != StrategyPrior && !r.surReady {
 			if err := r.prepareSurrogate(); err != nil {
 				return err
 			}
@@ -419,9 +419,11 @@ func (r *runner[O]) newVersion() error {
 			Objects: r.data.Objects, Scores: r.data.Scores, Weights: weights,
 			Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v,
 		}
-		if err := r.model.Retrain(req); err != nil {
+		losses, err := r.model.Retrain(req)
+		if err != nil {
 			return fmt.Errorf("bo: retrain version %d: %w", v, err)
 		}
+		rec.Losses = finiteMap(losses)
 	}
 	rec.RetrainSeconds = time.Since(start).Seconds()
 	if err := r.saveModel(v); err != nil {
@@ -501,16 +503,20 @@ func (r *runner[O]) samplePrior(rec *Version) error {
 	return nil
 }
 
-// prepareSurrogate encodes the GP subset of the current version and replays
-// the GP fits of the version's journaled queries, so that the warm-start
-// chain is exactly as it was before a resume.
+// prepareSurrogate encodes the latent points of the current version: the GP
+// subset (BO) or all the training data (random search, whose box they
+// span). For BO it replays the GP fits of the version's journaled queries,
+// so that the warm-start chain is exactly as it was before a resume.
 func (r *runner[O]) prepareSurrogate() error {
 	r.progress(StageEncode, nil)
 	start := time.Now()
-	// The subset is drawn from the data as they were when the version was
+	// The points are those of the data as they were when the version was
 	// made, also when queries of the version were replayed from the journal.
 	util := r.util[:r.versions[len(r.versions)-1].Points]
-	idx := gpSubset(util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
+	idx := orderBest(util)
+	if r.cfg.Strategy == StrategyBO {
+		idx = gpSubset(util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
+	}
 	objs := make([]O, len(idx))
 	u := make([]float64, len(idx))
 	for i, j := range idx {
@@ -518,11 +524,11 @@ func (r *runner[O]) prepareSurrogate() error {
 	}
 	z, err := r.model.Encode(objs)
 	if err != nil {
-		return fmt.Errorf("bo: encode the GP data of version %d: %w", r.version, err)
+		return fmt.Errorf("bo: encode the latent points of version %d: %w", r.version, err)
 	}
 	x, err := rows(z, len(objs), r.model.LatentDim())
 	if err != nil {
-		return fmt.Errorf("bo: encode the GP data of version %d: %w", r.version, err)
+		return fmt.Errorf("bo: encode the latent points of version %d: %w", r.version, err)
 	}
 	r.sur.reset(x, u)
 	r.encodeS = time.Since(start).Seconds()
@@ -531,11 +537,24 @@ func (r *runner[O]) prepareSurrogate() error {
 		r.progress(StageReplay, nil)
 	}
 	for _, q := range r.queries[first:] {
-		r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
-		r.sur.add(q.Z, r.sign*q.Score)
+		if r.cfg.Strategy == StrategyBO {
+			r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+		}
+		r.addPoint(q)
 	}
 	r.surReady = true
 	return nil
+}
+
+// addPoint adds an evaluated query's latent point to the version's points:
+// every query for BO (the GP learns from failures too), valid ones for
+// random search (whose box, as the reference's, grows with the latents of
+// the new objects), none for prior sampling.
+func (r *runner[O]) addPoint(q Query) {
+	switch {
+	case r.cfg.Strategy == StrategyBO, r.cfg.Strategy == StrategyRandom && q.Valid:
+		r.sur.add(q.Z, r.sign*q.Score)
+	}
 }
 
 // rows copies the rows of an n x d matrix, checking its shape and values.
@@ -567,9 +586,7 @@ func (r *runner[O]) commit(q Query) error {
 	if err := r.addQuery(q); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
-	if r.cfg.Strategy == StrategyBO {
-		r.sur.add(q.Z, r.sign*q.Score)
-	}
+	r.addPoint(q)
 	if err := r.writeResults(); err != nil {
 		return err
 	}

@@ -3,15 +3,20 @@ package bo_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/bo/botest"
@@ -115,19 +120,164 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestRandomSearch(t *testing.T) {
-	cfg := toyConfig()
-	cfg.Strategy = bo.StrategyRandom
-	dir := t.TempDir()
-	res, err := runToy(t, cfg, dir, false, nil, nil)
+	p, data := newToy(t)
+	// The box of the encoded start (the version-0 model is centred near 0,
+	// the retraining moves it little): data range widened by 10% each side.
+	z, err := p.Model().Encode(data.Objects)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Queries) != cfg.Budget {
-		t.Fatalf("%d queries, want %d", len(res.Queries), cfg.Budget)
+	lo, hi := make([]float64, 3), make([]float64, 3)
+	for k := range lo {
+		col := make([]float64, len(data.Objects))
+		for i := range col {
+			col[i] = z.At(i, k)
+		}
+		a, b := slices.Min(col), slices.Max(col)
+		lo[k], hi[k] = a-0.1*(b-a)-1, b+0.1*(b-a)+1
 	}
+	for _, strategy := range []string{bo.StrategyRandom, bo.StrategyPrior} {
+		t.Run(strategy, func(t *testing.T) {
+			cfg := toyConfig()
+			cfg.Strategy = strategy
+			res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Queries) != cfg.Budget {
+				t.Fatalf("%d queries, want %d", len(res.Queries), cfg.Budget)
+			}
+			seen := map[string]bool{}
+			for _, q := range res.Queries {
+				if q.Timing.GPFit != 0 || q.Acq != 0 || q.GP != nil {
+					t.Fatalf("%s query %d fitted a GP: %+v", strategy, q.Index, q)
+				}
+				if !q.Valid || q.Duplicate || seen[q.Object] {
+					t.Errorf("%s query %d: valid %v, duplicate %v, object %s", strategy, q.Index, q.Valid, q.Duplicate, q.Object)
+				}
+				seen[q.Object] = true
+				if strategy == bo.StrategyPrior {
+					if q.Draws != 0 {
+						t.Errorf("prior query %d records %d box draws", q.Index, q.Draws)
+					}
+					continue
+				}
+				if q.Draws < 1 || q.Perturbations != 0 {
+					t.Errorf("random query %d: %d draws, %d perturbations; want >= 1 draw and no perturbation", q.Index, q.Draws, q.Perturbations)
+				}
+				for k, v := range q.Z {
+					if v < lo[k] || v > hi[k] {
+						t.Errorf("random query %d: z[%d] = %.3f outside the encoded data's box [%.3f, %.3f]", q.Index, k, v, lo[k], hi[k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRandomSearchRedraws: the data hold most of what the decoder can
+// produce, so draws decode to seen objects and are redrawn.
+func TestRandomSearchRedraws(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Strategy, cfg.Budget, cfg.SamplesPerModel = bo.StrategyRandom, 10, 0
+	res, err := bo.Run[float64](cfg, coarseTask{}, coarseModel{}, coarseData(), bo.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redrawn := 0
 	for _, q := range res.Queries {
-		if q.Timing.GPFit != 0 || q.Acq != 0 {
-			t.Fatalf("random search query %d fitted a GP: %+v", q.Index, q)
+		if q.Draws > 1 {
+			redrawn++
+		}
+		if !q.Duplicate && (!q.Valid || q.Draws > bo.RandomDraws) {
+			t.Errorf("query %d: valid %v after %d draws", q.Index, q.Valid, q.Draws)
+		}
+		if q.Duplicate && q.Draws != bo.RandomDraws {
+			t.Errorf("query %d: a duplicate after %d draws, want %d", q.Index, q.Draws, bo.RandomDraws)
+		}
+	}
+	if redrawn == 0 {
+		t.Error("no query redrew; the test checks nothing")
+	}
+}
+
+// coarseTask and coarseModel: objects are the integers 0..20 (score -x),
+// decoded from z in R^1 by rounding; the data hold 0..17.
+type coarseTask struct{}
+
+func (coarseTask) Score(x float64) (float64, error) { return -x, nil }
+func (coarseTask) FailureScore() float64            { return -100 }
+func (coarseTask) Maximize() bool                   { return true }
+func (coarseTask) Key(x float64) string             { return fmt.Sprint(x) }
+func (coarseTask) Parse(k string) (float64, error) {
+	var x float64
+	_, err := fmt.Sscan(k, &x)
+	return x, err
+}
+
+type coarseModel struct{}
+
+func (coarseModel) LatentDim() int { return 1 }
+func (coarseModel) Encode(xs []float64) (*mat.Dense, error) {
+	return mat.NewDense(len(xs), 1, append([]float64(nil), xs...)), nil
+}
+func (coarseModel) Decode(z *mat.Dense, _ uint64) ([]float64, []bool, error) {
+	n, _ := z.Dims()
+	xs, ok := make([]float64, n), make([]bool, n)
+	for i := range xs {
+		xs[i] = math.Round(z.At(i, 0))
+		ok[i] = xs[i] >= 0 && xs[i] <= 20
+	}
+	return xs, ok, nil
+}
+func (coarseModel) Retrain(bo.RetrainRequest[float64]) (map[string]float64, error) { return nil, nil }
+func (coarseModel) Save(string) error                                              { return nil }
+func (coarseModel) Load(string) error                                              { return nil }
+
+func coarseData() bo.Data[float64] {
+	var d bo.Data[float64]
+	for x := 0.0; x <= 17; x++ {
+		d.Objects, d.Scores = append(d.Objects, x), append(d.Scores, -x)
+	}
+	return d
+}
+
+// TestJournalRecords checks the records of the retrainings, GP fits and
+// incumbents against the run they describe.
+func TestJournalRecords(t *testing.T) {
+	res := reference(t)
+	p, data := newToy(t)
+	for _, v := range res.Versions {
+		if s, ok := v.Losses["shift"]; !ok || !(s > 0) {
+			t.Errorf("version %d records losses %v, want the toy's positive shift", v.Version, v.Losses)
+		}
+	}
+	best := slices.Min(data.Scores)
+	task := p.Task()
+	for _, q := range res.Queries {
+		if q.Valid {
+			best = math.Min(best, q.Score)
+		}
+		if q.Incumbent != best {
+			t.Errorf("query %d: incumbent %v, want %v", q.Index, q.Incumbent, best)
+		}
+		g := q.GP
+		first := q.Index%10 == 0
+		switch {
+		case g == nil:
+			t.Fatalf("query %d records no GP fit", q.Index)
+		case g.Warm == first:
+			t.Errorf("query %d: warm %v, want %v", q.Index, g.Warm, !first)
+		case g.Points != 80+q.Index%10:
+			t.Errorf("query %d: GP on %d points, want %d", q.Index, g.Points, 80+q.Index%10)
+		case !(g.Noise > 0 && g.Outputscale > 0 && g.LengthscaleMin > 0 && g.LengthscaleMin <= g.LengthscaleMax) || g.LogLik == 0:
+			t.Errorf("query %d: GP record %+v", q.Index, *g)
+		}
+		if q.Proposed != nil {
+			x, _ := task.Parse(q.Object)
+			if s, _ := task.Score(x); s != q.Score || q.Perturbations == 0 {
+				t.Errorf("query %d: perturbed from %v with %d perturbations", q.Index, q.Proposed, q.Perturbations)
+			}
 		}
 	}
 }
@@ -198,6 +348,53 @@ func TestRefuseOtherConfig(t *testing.T) {
 	}
 	if len(res.Queries) != 5 || res.Resumed != 3 {
 		t.Errorf("extended run has %d queries (%d resumed), want 5 (3)", len(res.Queries), res.Resumed)
+	}
+}
+
+// TestResumeLegacyRun: a run made before restart-selection and novelty-redo
+// existed (its "random" meant prior sampling) resumes with its own
+// settings, and the error of a resume with today's defaults names them.
+func TestResumeLegacyRun(t *testing.T) {
+	dir := t.TempDir()
+	old := toyConfig()
+	old.Strategy, old.RestartSelection, old.NoveltyRedo, old.Budget = bo.StrategyPrior, "best", 0, 3
+	if _, err := runToy(t, old, dir, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, bo.ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "restart-selection")
+	delete(m, "novelty-redo")
+	m["strategy"] = "random"
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := toyConfig()
+	now.Strategy, now.Budget = bo.StrategyRandom, 5
+	_, err = runToy(t, now, dir, true, nil, nil)
+	for _, want := range []string{`strategy: the run has "prior", now "random"`, `restart-selection: the run has "best", now "boltzmann"`,
+		`novelty-redo: the run has "0", now "3"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("resume of a legacy run with today's defaults: %v, want an error naming %s", err, want)
+		}
+	}
+	old.Budget = 5
+	res, err := runToy(t, old, dir, true, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resumed != 3 || len(res.Queries) != 5 {
+		t.Errorf("legacy run resumed %d queries and ended with %d, want 3 and 5", res.Resumed, len(res.Queries))
 	}
 }
 
@@ -335,15 +532,32 @@ func TestKillAndResume(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(60 * time.Second)
-			for journalLines(dir) < lines && time.Now().Before(deadline) {
-				time.Sleep(2 * time.Millisecond)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			deadline := time.After(60 * time.Second)
+			// The kill must hit a running child that has reached the kill
+			// point; a child that failed or finished early, or never got
+			// there, tests nothing.
+			for journalLines(dir) < lines {
+				select {
+				case err := <-done:
+					t.Fatalf("the child ended by itself (%v) after %d journal lines, before the kill point %d", err, journalLines(dir), lines)
+				case <-deadline:
+					cmd.Process.Kill()
+					<-done
+					t.Fatalf("the child did not reach %d journal lines in 60 s (%d)", lines, journalLines(dir))
+				case <-time.After(2 * time.Millisecond):
+				}
 			}
 			if err := cmd.Process.Kill(); err != nil { // SIGKILL
 				t.Fatal(err)
 			}
-			cmd.Wait()
+			err := <-done
 			killedAt := journalLines(dir)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+				t.Fatalf("the child ended by itself (%v) before it was killed, after %d journal lines", err, killedAt)
+			}
 			if killedAt >= 33 {
 				t.Fatalf("the child finished (%d journal lines) before it was killed", killedAt)
 			}
@@ -352,6 +566,9 @@ func TestKillAndResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("killed after %d journal lines; %d queries resumed", killedAt, got.Resumed)
+			if got.Resumed == 0 && killedAt > 2 {
+				t.Errorf("nothing resumed from %d journal lines", killedAt)
+			}
 			sameQueries(t, got.Queries, want.Queries)
 			if journalLines(dir) != 33 {
 				t.Errorf("journal has %d lines, want 30 queries + 3 versions", journalLines(dir))
@@ -425,5 +642,24 @@ func TestSemiSupervisedWarpedStart(t *testing.T) {
 	}
 	if len(res.Queries) != 12 {
 		t.Errorf("%d queries, want 12", len(res.Queries))
+	}
+}
+
+func TestFITCObjective(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 3, 0
+	cfg.GPObjective = "fitc"
+	res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reference(t).Queries[0].GP
+	got := res.Queries[0].GP
+	if got == nil || got.LogLik == want.LogLik || got.Points != want.Points {
+		t.Errorf("FITC fit %+v, Titsias fit %+v: want the same points and another objective value", got, want)
+	}
+	cfg.GPObjective = "dtc"
+	if _, err := runToy(t, cfg, t.TempDir(), false, nil, nil); err == nil || !strings.Contains(err.Error(), "gp-objective") {
+		t.Errorf("gp-objective dtc: %v, want an error naming gp-objective", err)
 	}
 }

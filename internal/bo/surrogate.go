@@ -74,7 +74,8 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		return res
 	}
 	xn := res.nz.Transform(x)
-	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last}
+	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
+		Approximation: gp.Approximation(s.cfg.GPObjective)}
 	m, err := fitGP(xn, res.yStd, opts)
 	if err != nil && s.last != nil {
 		opts.Init = nil
@@ -99,8 +100,10 @@ type proposal struct {
 }
 
 // propose maximises EI or log-EI of the fitted GP over the unit box and maps
-// the maximiser back to the latent space.
-func (s *surrogate) propose(f fitResult, seed uint64) (proposal, error) {
+// the maximiser back to the latent space. Latent points tried by earlier
+// attempts of the query are excluded: the acquisition is penalised within
+// the radius of each (see exclusion).
+func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (proposal, error) {
 	start := time.Now()
 	d := f.model.Dim()
 	bestF := acq.QuantileBest(f.yStd, s.cfg.BestQuantile)
@@ -114,8 +117,12 @@ func (s *surrogate) propose(f fitResult, seed uint64) (proposal, error) {
 	for k := range upper {
 		upper[k] = 1
 	}
-	res, err := acq.Maximize(fn, lower, upper, acq.Options{
-		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Seed: seed,
+	var target acq.Function = fn
+	if len(tried) > 0 {
+		target = newExclusion(fn, s.cfg.Acq == AcqLogEI, f.nz, tried)
+	}
+	res, err := acq.Maximize(target, lower, upper, acq.Options{
+		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Selection: acq.Selection(s.cfg.RestartSelection), Seed: seed,
 	})
 	if err != nil {
 		return proposal{}, fmt.Errorf("maximise %s: %w", s.cfg.Acq, err)
@@ -124,7 +131,7 @@ func (s *surrogate) propose(f fitResult, seed uint64) (proposal, error) {
 	ei, _, _ := acq.EI(mean, variance, bestF)
 	z := make([]float64, d)
 	f.nz.InverseVec(z, res.X)
-	return proposal{z: z, acqValue: res.Value, ei: ei, dur: time.Since(start)}, nil
+	return proposal{z: z, acqValue: fn.Eval(res.X, nil), ei: ei, dur: time.Since(start)}, nil
 }
 
 // argmax returns the index of the largest value (the first of ties).

@@ -31,8 +31,10 @@ type Model[O any] interface {
 	// Decode decodes the rows of z; valid[i] is false when row i decodes to
 	// no valid object. Stochastic decoding must depend only on seed.
 	Decode(z *mat.Dense, seed uint64) (objs []O, valid []bool, err error)
-	// Retrain trains the model further on req's data with its ELBO.
-	Retrain(req RetrainRequest[O]) error
+	// Retrain trains the model further on req's data with its ELBO and
+	// returns its mean losses by name (e.g. rec, kl, metric, pred; nil when
+	// it has none to report), which the journal records per version.
+	Retrain(req RetrainRequest[O]) (map[string]float64, error)
 	// Save writes the model's weights to path; Load reads them back.
 	Save(path string) error
 	// Load replaces the model's weights by those saved at path.

@@ -43,9 +43,13 @@ func (m *Model) Decode(z *mat.Dense, seed uint64) ([]any, []bool, error) {
 	return m.Model.Decode(flat, seed)
 }
 
-// Retrain trains the model on the request's objects with its ELBO.
-func (m *Model) Retrain(req bo.RetrainRequest[any]) error {
-	_, err := m.Model.Retrain(task.RetrainRequest{Objects: req.Objects, Scores: req.Scores, Weights: req.Weights,
+// Retrain trains the model on the request's objects with its ELBO and
+// returns the mean losses (total, rec, kl, pred, metric) and the KL weight.
+func (m *Model) Retrain(req bo.RetrainRequest[any]) (map[string]float64, error) {
+	l, err := m.Model.Retrain(task.RetrainRequest{Objects: req.Objects, Scores: req.Scores, Weights: req.Weights,
 		Epochs: req.Epochs, Seed: req.Seed})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return map[string]float64{"total": l.Total, "rec": l.Rec, "kl": l.KL, "pred": l.Pred, "metric": l.Metric, "beta": l.Beta}, nil
 }

@@ -190,18 +190,19 @@ func (m *Model) Decode(z *mat.Dense, seed uint64) ([][]float64, []bool, error) {
 
 // Retrain moves the centre towards the weighted mean of the encoded
 // objects, estimated from 256 draws with probability proportional to the
-// weights: c += Rate · epochs · mean.
-func (m *Model) Retrain(req bo.RetrainRequest[[]float64]) error {
+// weights: c += Rate · epochs · mean. It reports the length of the move as
+// the loss "shift".
+func (m *Model) Retrain(req bo.RetrainRequest[[]float64]) (map[string]float64, error) {
 	if len(req.Weights) != len(req.Objects) || len(req.Objects) == 0 {
-		return fmt.Errorf("botest: retrain with %d objects and %d weights", len(req.Objects), len(req.Weights))
+		return nil, fmt.Errorf("botest: retrain with %d objects and %d weights", len(req.Objects), len(req.Weights))
 	}
 	z, err := m.Encode(req.Objects)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sampler, err := weighting.NewWeightedSampler(req.Weights, rand.New(rand.NewPCG(req.Seed, 2)))
 	if err != nil {
-		return fmt.Errorf("botest: retrain: %w", err)
+		return nil, fmt.Errorf("botest: retrain: %w", err)
 	}
 	mean := make([]float64, m.p.d)
 	const draws = 256
@@ -211,11 +212,13 @@ func (m *Model) Retrain(req bo.RetrainRequest[[]float64]) error {
 		}
 	}
 	step := math.Min(1, m.Rate*req.Epochs)
+	shift := 0.0
 	for k := range m.centre {
 		m.centre[k] += step * mean[k]
+		shift += step * mean[k] * step * mean[k]
 	}
 	m.Retrains++
-	return nil
+	return map[string]float64{"shift": math.Sqrt(shift)}, nil
 }
 
 // Save writes the centre to path (.npy).
