@@ -150,7 +150,11 @@ func (p Problem) validateSettings() error {
 		{"damping", p.Damping, 0, 10, true},
 	} {
 		if !finite(f.v) || f.v > f.hi || f.v < f.lo || (f.openLo && f.v == f.lo) {
-			return fmt.Errorf("%s %v: must be in %s%v, %v]", f.name, f.v, map[bool]string{true: "(", false: "["}[f.openLo], f.lo, f.hi)
+			open := "["
+			if f.openLo {
+				open = "("
+			}
+			return fmt.Errorf("%s %v: must be in %s%v, %v]", f.name, f.v, open, f.lo, f.hi)
 		}
 	}
 	if p.Nu == 0.5 {
