@@ -26,12 +26,17 @@ func plotCommand() *cli.Command {
 		Description: "Runs whose configurations differ only in the seed are drawn as one curve, their mean,\n" +
 			"with a band of one standard deviation; the legend names the settings that differ.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "output PNG file", Required: true},
+			// Not Required: urfave would demand it of the subcommands too.
+			&cli.StringFlag{Name: "out", Usage: "output PNG file (required)"},
 			&cli.StringFlag{Name: "title", Usage: "plot title"},
 		},
+		Subcommands: []*cli.Command{latentMapCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fmt.Errorf("plot: no run directories given")
+			}
+			if c.String("out") == "" {
+				return fmt.Errorf("plot: --out is required")
 			}
 			var curves []bo.Curve
 			for _, dir := range c.Args().Slice() {

@@ -40,7 +40,7 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 			{Name: optDesigns, Usage: "the data set file (default: topology.npz in the data directory)"},
 			{Name: optTarget, Usage: "target design (.npy, 40x40 of 0/1); default: a design of the data set drawn by --target-seed"},
 			{Name: optTargetSeed, Default: "0", Usage: "seed of the held-out target's index in the data set"},
-			{Name: optN, Default: "10000", Usage: "number of designs that `data topology` solves"},
+			{Name: optN, Default: "10000", Usage: "number of designs the data verb solves"},
 		},
 		Networks:     []string{conv.NetworkKind},
 		Objective:    objective,
