@@ -1,0 +1,608 @@
+package jtvae
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// Example is one molecule as the network takes it; the chemistry featuriser
+// fills it (testdata/jtvae/make_fixture.py shows the authors' featurisation).
+type Example struct {
+	Tree  Tree
+	Graph Graph // AtomFeatures / BondFeatures per row
+	// Assembly lists the tree nodes that are not leaves and have more than one
+	// candidate attachment, with their candidates; needed for the training
+	// loss only.
+	Assembly []Group
+}
+
+// Tree is a junction tree: node 0 is the root.
+type Tree struct {
+	Labels []int64 // vocabulary index of each node's cluster
+	// Neighbors is the adjacency in the authors' order, which fixes the
+	// decoder's depth-first trace.
+	Neighbors [][]int32
+}
+
+// Graph is a molecular graph with flat row-major feature matrices.
+type Graph struct {
+	Atoms        []float32  // atoms x atom features
+	Bonds        [][2]int32 // begin and end atom of each bond
+	BondFeatures []float32  // bonds x bond features
+}
+
+// Group is a tree node's candidate attachments.
+type Group struct {
+	Node       int32 // tree node
+	Label      int32 // index of the true attachment in Candidates
+	Candidates []Candidate
+}
+
+// Candidate is one attachment of a node and its neighbours: its graph
+// (CandAtomFeatures / CandBondFeatures) and the tree messages that flow into
+// its atoms (the authors' JTMPN).
+type Candidate struct {
+	Graph
+	// Injections are (atom, from node, to node): the encoder's tree message
+	// from -> to is added to the atom's incoming messages.
+	Injections [][3]int32
+}
+
+// schedule is a set of GRU messages ordered by dependency level: row 0 of the
+// message table is the zero message, message i (in row order) is row i+1.
+type schedule struct {
+	wid        *torch.Tensor // (M) embedding index of each message's sender
+	blocks     []block
+	iterations int     // 1: each block once, in order; >1: one block swept synchronously
+	rows       []int64 // message id -> table row
+	n          int
+}
+
+// block is one level: messages start..start+count-1 (row order), with their
+// incoming messages as (table row, message within the block) pairs.
+type block struct {
+	start, count int64
+	from, to     *torch.Tensor
+}
+
+// msgSpec is a message before scheduling: the sender's embedding index and
+// the ids of the messages it sums.
+type msgSpec struct {
+	wid int64
+	in  []int64
+}
+
+// graphInput is a batch of graphs for the MPN or the JTMPN.
+type graphInput struct {
+	atoms, bonds         *torch.Tensor // (A, F), (D, F+Fb): directed bonds
+	pairFrom, pairTo     *torch.Tensor // bond message pairs: from bond -> into bond
+	atomFrom, atomTo     *torch.Tensor // bond -> atom
+	atomMol, size        *torch.Tensor // atom -> graph, (G, 1) atom counts
+	injBondRow, injBond  *torch.Tensor // tree message row -> bond (JTMPN)
+	injAtomRow, injAtom  *torch.Tensor // tree message row -> atom (JTMPN)
+	graphs, nAtoms, nDir int
+}
+
+// Batch is a mini-batch of molecules as index tensors on the network's device.
+type Batch struct {
+	n int
+	// tree encoder
+	tree             schedule
+	rootWid          *torch.Tensor
+	rootFrom, rootTo *torch.Tensor
+	graph            graphInput
+	// decoder (teacher-forced trace)
+	dec                 schedule
+	wordRow, wordMol    *torch.Tensor
+	wordTarget          *torch.Tensor
+	stopWid             *torch.Tensor
+	stopFrom, stopTo    *torch.Tensor
+	stopMol, stopTarget *torch.Tensor
+	nWord, nStop        int
+	// assembly
+	cand                 graphInput
+	candMol              *torch.Tensor
+	groupIdx, groupLabel *torch.Tensor
+	nGroups              int
+
+	treeMess *torch.Tensor // the encoder's message table, kept for the assembly loss
+}
+
+// Len is the number of molecules.
+func (b *Batch) Len() int { return b.n }
+
+// builder collects host arrays and makes tensors owned by a scope.
+type builder struct {
+	sc  *torch.Scope
+	dev torch.Device
+	err error
+}
+
+func (b *builder) ints(v []int64, shape ...int64) *torch.Tensor {
+	if shape == nil {
+		shape = []int64{int64(len(v))}
+	}
+	t := b.sc.Own(torch.FromInt64(v, shape...)).To(b.dev)
+	if b.err == nil {
+		b.err = t.Err()
+	}
+	return t
+}
+
+func (b *builder) floats(v []float32, shape ...int64) *torch.Tensor {
+	t := b.sc.Own(torch.FromFloat32(v, shape...)).To(b.dev)
+	if b.err == nil {
+		b.err = t.Err()
+	}
+	return t
+}
+
+// Collate turns examples into a batch on the network's device; its tensors
+// belong to sc. Examples without Assembly give a batch that encodes but has
+// no assembly loss.
+func (m *Model) Collate(sc *torch.Scope, examples []Example) (models.Batch, error) {
+	return collate(sc, m.device, m.cfg, examples)
+}
+
+func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) (*Batch, error) {
+	if len(examples) == 0 {
+		return nil, fmt.Errorf("jtvae batch: no examples")
+	}
+	for i := range examples {
+		if err := examples[i].validate(cfg); err != nil {
+			return nil, fmt.Errorf("jtvae batch: example %d: %w", i, err)
+		}
+	}
+	bd := &builder{sc: sc, dev: dev}
+	out := &Batch{n: len(examples)}
+	encIDs := out.collateTree(bd, cfg, examples)
+	out.graph = collateGraphs(bd, graphsOf(examples), AtomFeatures, BondFeatures, nil)
+	out.collateDecoder(bd, examples)
+	out.collateAssembly(bd, examples, encIDs)
+	if bd.err != nil {
+		return nil, fmt.Errorf("jtvae batch: %w", bd.err)
+	}
+	return out, nil
+}
+
+func graphsOf(examples []Example) []Graph {
+	gs := make([]Graph, len(examples))
+	for i := range examples {
+		gs[i] = examples[i].Graph
+	}
+	return gs
+}
+
+// edgeIDs numbers a tree's directed edges (x -> y) in the authors' order
+// (nodes in order, each node's neighbours in order), from first.
+type edgeIDs map[[2]int32]int64
+
+func numberEdges(t Tree, first int64) edgeIDs {
+	ids := edgeIDs{}
+	for x, nb := range t.Neighbors {
+		for _, y := range nb {
+			ids[[2]int32{int32(x), y}] = first
+			first++
+		}
+	}
+	return ids
+}
+
+// collateTree builds the encoder's message schedule and root aggregation; it
+// returns each example's edge numbering (message ids).
+func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeIDs {
+	var msgs []msgSpec
+	all := make([]edgeIDs, len(examples))
+	var rootWid, rootIn, rootTo []int64
+	for i, ex := range examples {
+		t := ex.Tree
+		ids := numberEdges(t, int64(len(msgs)))
+		all[i] = ids
+		for x, nb := range t.Neighbors {
+			for _, y := range nb {
+				var in []int64
+				for _, z := range nb {
+					if z != y {
+						in = append(in, ids[[2]int32{z, int32(x)}])
+					}
+				}
+				msgs = append(msgs, msgSpec{wid: t.Labels[x], in: in})
+			}
+		}
+		rootWid = append(rootWid, t.Labels[0])
+		for _, z := range t.Neighbors[0] {
+			rootIn = append(rootIn, ids[[2]int32{z, 0}])
+			rootTo = append(rootTo, int64(i))
+		}
+	}
+	b.tree = buildSchedule(bd, msgs, cfg.DepthT)
+	b.rootWid = bd.ints(rootWid)
+	b.rootFrom = bd.ints(mapRows(rootIn, b.tree.rows))
+	b.rootTo = bd.ints(rootTo)
+	return all
+}
+
+func mapRows(ids, rows []int64) []int64 {
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i] = rows[id]
+	}
+	return out
+}
+
+// levels returns each message's dependency level: 1 without inputs, else 1 +
+// the largest level of its inputs (the inputs form a DAG: tree messages from
+// the other side, or earlier trace steps).
+func levels(msgs []msgSpec) []int {
+	lv := make([]int, len(msgs))
+	var visit func(i int) int
+	visit = func(i int) int {
+		if lv[i] > 0 {
+			return lv[i]
+		}
+		l := 1
+		for _, j := range msgs[i].in {
+			l = max(l, visit(int(j))+1)
+		}
+		lv[i] = l
+		return l
+	}
+	for i := range msgs {
+		visit(i)
+	}
+	return lv
+}
+
+// buildSchedule orders messages by level. With a depth limit (sync > 0)
+// and a level above it, it returns one block swept sync times instead: the
+// synchronous iterations, exact for any tree.
+func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
+	lv := levels(msgs)
+	order := make([]int, len(msgs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return lv[a] - lv[b] })
+	s := schedule{rows: make([]int64, len(msgs)), iterations: 1, n: len(msgs)}
+	wid := make([]int64, len(msgs))
+	for pos, id := range order {
+		s.rows[id] = int64(pos + 1)
+		wid[pos] = msgs[id].wid
+	}
+	s.wid = bd.ints(wid)
+	maxLevel := 0
+	if len(order) > 0 {
+		maxLevel = lv[order[len(order)-1]]
+	}
+	if sync > 0 && maxLevel > sync {
+		s.iterations = sync
+		s.blocks = []block{s.block(bd, msgs, order, 0, len(order))}
+		return s
+	}
+	for lo := 0; lo < len(order); {
+		hi := lo
+		for hi < len(order) && lv[order[hi]] == lv[order[lo]] {
+			hi++
+		}
+		s.blocks = append(s.blocks, s.block(bd, msgs, order, lo, hi))
+		lo = hi
+	}
+	return s
+}
+
+func (s *schedule) block(bd *builder, msgs []msgSpec, order []int, lo, hi int) block {
+	var from, to []int64
+	for k, id := range order[lo:hi] {
+		for _, j := range msgs[id].in {
+			from = append(from, s.rows[j])
+			to = append(to, int64(k))
+		}
+	}
+	return block{start: int64(lo), count: int64(hi - lo), from: bd.ints(from), to: bd.ints(to)}
+}
+
+// traceStep is one step of the authors' depth-first trace: the message x -> y,
+// downwards (expand) or back up.
+type traceStep struct {
+	x, y   int32
+	expand bool
+}
+
+func trace(t Tree) []traceStep {
+	var steps []traceStep
+	var dfs func(x, parent int32)
+	dfs = func(x, parent int32) {
+		for _, y := range t.Neighbors[x] {
+			if y == parent {
+				continue
+			}
+			steps = append(steps, traceStep{x, y, true})
+			dfs(y, x)
+			steps = append(steps, traceStep{y, x, false})
+		}
+	}
+	dfs(0, -1)
+	return steps
+}
+
+// collateDecoder builds the teacher-forced trace of the authors' decoder: a
+// message x -> y sums the messages x has received so far except y's; the
+// stop prediction at a step sums all of them; labels are predicted for the
+// root (from the zero message) and for every expanded child.
+func (b *Batch) collateDecoder(bd *builder, examples []Example) {
+	var msgs []msgSpec
+	var wordMsg, wordMol, wordTarget []int64 // wordMsg -1: the root (zero row)
+	var stopWid, stopIn, stopTo, stopMol []int64
+	var stopTarget []float32
+	stop := func(i int, wid int64, in []int64, target float32) {
+		for _, id := range in {
+			stopIn = append(stopIn, id)
+			stopTo = append(stopTo, int64(len(stopWid)))
+		}
+		stopWid = append(stopWid, wid)
+		stopMol = append(stopMol, int64(i))
+		stopTarget = append(stopTarget, target)
+	}
+	for i, ex := range examples {
+		t := ex.Tree
+		wordMsg, wordMol, wordTarget = append(wordMsg, -1), append(wordMol, int64(i)), append(wordTarget, t.Labels[0])
+		received := make([][]int32, len(t.Labels)) // senders, in arrival order
+		ids := map[[2]int32]int64{}
+		into := func(x, except int32) []int64 {
+			var in []int64
+			for _, z := range received[x] {
+				if z != except {
+					in = append(in, ids[[2]int32{z, x}])
+				}
+			}
+			return in
+		}
+		for _, st := range trace(t) {
+			id := int64(len(msgs))
+			msgs = append(msgs, msgSpec{wid: t.Labels[st.x], in: into(st.x, st.y)})
+			target := float32(0)
+			if st.expand {
+				target = 1
+				wordMsg, wordMol, wordTarget = append(wordMsg, id), append(wordMol, int64(i)), append(wordTarget, t.Labels[st.y])
+			}
+			stop(i, t.Labels[st.x], into(st.x, -1), target)
+			ids[[2]int32{st.x, st.y}] = id
+			received[st.y] = append(received[st.y], st.x)
+		}
+		stop(i, t.Labels[0], into(0, -1), 0)
+	}
+	b.dec = buildSchedule(bd, msgs, 0)
+	wordRow := make([]int64, len(wordMsg))
+	for k, id := range wordMsg {
+		if id >= 0 {
+			wordRow[k] = b.dec.rows[id]
+		}
+	}
+	b.wordRow, b.wordMol, b.wordTarget = bd.ints(wordRow), bd.ints(wordMol), bd.ints(wordTarget)
+	b.stopWid, b.stopFrom, b.stopTo = bd.ints(stopWid), bd.ints(mapRows(stopIn, b.dec.rows)), bd.ints(stopTo)
+	b.stopMol, b.stopTarget = bd.ints(stopMol), bd.floats(stopTarget, int64(len(stopTarget)))
+	b.nWord, b.nStop = len(wordRow), len(stopWid)
+}
+
+// injection is a tree message (by id) added into an atom of graph g.
+type injection struct {
+	g, atom int
+	msg     int64
+}
+
+// collateGraphs batches graphs the authors' way: each bond is two directed
+// bonds whose input is [features of the source atom, bond features]; a
+// directed bond x -> y sums the directed bonds into x except the one from y;
+// an atom sums every directed bond into it. Tree-message injections (JTMPN)
+// enter every directed bond leaving their atom and the atom itself.
+func collateGraphs(bd *builder, gs []Graph, fa, fb int, inj []injection) graphInput {
+	var atoms, bonds []float32
+	var pairFrom, pairTo, atomFrom, atomTo, atomMol []int64
+	sizes := make([]float32, len(gs))
+	var src []int64       // directed bond -> source atom (global)
+	var leaving [][]int64 // atom (global) -> directed bonds leaving it
+	base, dirBase := 0, 0
+	firstAtom := make([]int, len(gs))
+	for g, gr := range gs {
+		n := len(gr.Atoms) / fa
+		firstAtom[g] = base
+		sizes[g] = float32(n)
+		atoms = append(atoms, gr.Atoms...)
+		in := make([][]int64, n) // directed bonds into each atom, the authors' order
+		leaving = append(leaving, make([][]int64, n)...)
+		for a := 0; a < n; a++ {
+			atomMol = append(atomMol, int64(g))
+		}
+		for k, bond := range gr.Bonds {
+			feat := gr.BondFeatures[k*fb : (k+1)*fb]
+			for _, dir := range [2][2]int32{{bond[0], bond[1]}, {bond[1], bond[0]}} {
+				d := int64(len(src))
+				src = append(src, int64(base)+int64(dir[0]))
+				bonds = append(bonds, gr.Atoms[int(dir[0])*fa:(int(dir[0])+1)*fa]...)
+				bonds = append(bonds, feat...)
+				in[dir[1]] = append(in[dir[1]], d)
+				leaving[base+int(dir[0])] = append(leaving[base+int(dir[0])], d)
+			}
+		}
+		for a := 0; a < n; a++ {
+			for _, d := range in[a] {
+				atomFrom, atomTo = append(atomFrom, d), append(atomTo, int64(base+a))
+			}
+		}
+		for d := dirBase; d < len(src); d++ {
+			x := src[d] - int64(base)
+			var y int64 // the other end of d: the source of its reverse
+			if (d-dirBase)%2 == 0 {
+				y = src[d+1]
+			} else {
+				y = src[d-1]
+			}
+			for _, d2 := range in[x] {
+				if src[d2] != y {
+					pairFrom, pairTo = append(pairFrom, d2), append(pairTo, int64(d))
+				}
+			}
+		}
+		base += n
+		dirBase = len(src)
+	}
+	gi := graphInput{graphs: len(gs), nAtoms: base, nDir: len(src)}
+	gi.atoms = bd.floats(atoms, int64(base), int64(fa))
+	gi.bonds = bd.floats(bonds, int64(len(src)), int64(fa+fb))
+	gi.pairFrom, gi.pairTo = bd.ints(pairFrom), bd.ints(pairTo)
+	gi.atomFrom, gi.atomTo = bd.ints(atomFrom), bd.ints(atomTo)
+	gi.atomMol, gi.size = bd.ints(atomMol), bd.floats(sizes, int64(len(gs)), 1)
+	if inj != nil {
+		var bRow, bTo, aRow, aTo []int64
+		for _, j := range inj {
+			a := firstAtom[j.g] + j.atom
+			aRow, aTo = append(aRow, j.msg), append(aTo, int64(a))
+			for _, d := range leaving[a] {
+				bRow, bTo = append(bRow, j.msg), append(bTo, d)
+			}
+		}
+		gi.injAtomRow, gi.injAtom = bd.ints(aRow), bd.ints(aTo)
+		gi.injBondRow, gi.injBond = bd.ints(bRow), bd.ints(bTo)
+	}
+	return gi
+}
+
+// collateAssembly batches every candidate of every group; injections refer
+// to the encoder's message table rows.
+func (b *Batch) collateAssembly(bd *builder, examples []Example, encIDs []edgeIDs) {
+	var gs []Graph
+	var inj []injection
+	var candMol, groupLabel []int64
+	var groups [][]int64
+	for i, ex := range examples {
+		for _, grp := range ex.Assembly {
+			var idx []int64
+			for _, c := range grp.Candidates {
+				for _, j := range c.Injections {
+					id := encIDs[i][[2]int32{j[1], j[2]}]
+					inj = append(inj, injection{g: len(gs), atom: int(j[0]), msg: b.tree.rows[id]})
+				}
+				idx = append(idx, int64(len(gs)))
+				gs = append(gs, c.Graph)
+				candMol = append(candMol, int64(i))
+			}
+			groups = append(groups, idx)
+			groupLabel = append(groupLabel, int64(grp.Label))
+		}
+	}
+	b.nGroups = len(groups)
+	if len(groups) == 0 {
+		return
+	}
+	if inj == nil {
+		inj = []injection{}
+	}
+	b.cand = collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, inj)
+	b.candMol = bd.ints(candMol)
+	width := 0
+	for _, g := range groups {
+		width = max(width, len(g))
+	}
+	pad := make([]int64, 0, len(groups)*width)
+	for _, g := range groups {
+		pad = append(pad, g...)
+		for range width - len(g) {
+			pad = append(pad, int64(len(gs))) // the -inf score
+		}
+	}
+	b.groupIdx = bd.ints(pad, int64(len(groups)), int64(width))
+	b.groupLabel = bd.ints(groupLabel)
+}
+
+// validate checks an example's sizes and indices against the configuration.
+func (e *Example) validate(cfg Config) error {
+	t := e.Tree
+	n := len(t.Labels)
+	if n == 0 || len(t.Neighbors) != n {
+		return fmt.Errorf("tree: %d labels and %d adjacency lists (want the same number, at least 1)", n, len(t.Neighbors))
+	}
+	edges := 0
+	for x, nb := range t.Neighbors {
+		if t.Labels[x] < 0 || t.Labels[x] >= int64(cfg.VocabSize) {
+			return fmt.Errorf("tree: node %d has label %d outside the vocabulary of %d", x, t.Labels[x], cfg.VocabSize)
+		}
+		for _, y := range nb {
+			if y < 0 || int(y) >= n || int(y) == x || !slices.Contains(t.Neighbors[y], int32(x)) {
+				return fmt.Errorf("tree: node %d lists neighbour %d, which is not a node linked back to it", x, y)
+			}
+		}
+		edges += len(nb)
+	}
+	if edges != 2*(n-1) || !connected(t) {
+		return fmt.Errorf("tree: %d nodes and %d edges do not make a tree", n, edges/2)
+	}
+	if err := e.Graph.validate(AtomFeatures, BondFeatures); err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	for k, g := range e.Assembly {
+		if err := g.validate(t, n); err != nil {
+			return fmt.Errorf("assembly group %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func connected(t Tree) bool {
+	seen := make([]bool, len(t.Labels))
+	stack := []int32{0}
+	seen[0] = true
+	count := 1
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, y := range t.Neighbors[x] {
+			if !seen[y] {
+				seen[y] = true
+				count++
+				stack = append(stack, y)
+			}
+		}
+	}
+	return count == len(t.Labels)
+}
+
+func (g *Group) validate(t Tree, n int) error {
+	if g.Node < 0 || int(g.Node) >= n {
+		return fmt.Errorf("node %d outside the tree of %d nodes", g.Node, n)
+	}
+	if len(g.Candidates) < 2 || g.Label < 0 || int(g.Label) >= len(g.Candidates) {
+		return fmt.Errorf("label %d with %d candidates (want at least 2, label among them)", g.Label, len(g.Candidates))
+	}
+	for c, cand := range g.Candidates {
+		if err := cand.Graph.validate(CandAtomFeatures, CandBondFeatures); err != nil {
+			return fmt.Errorf("candidate %d: %w", c, err)
+		}
+		atoms := len(cand.Atoms) / CandAtomFeatures
+		for _, j := range cand.Injections {
+			if j[0] < 0 || int(j[0]) >= atoms || j[1] < 0 || int(j[1]) >= n || j[2] < 0 || int(j[2]) >= n ||
+				!slices.Contains(t.Neighbors[j[1]], j[2]) {
+				return fmt.Errorf("candidate %d: injection %v is not (atom, tree edge)", c, j)
+			}
+		}
+	}
+	return nil
+}
+
+func (g *Graph) validate(fa, fb int) error {
+	if len(g.Atoms) == 0 || len(g.Atoms)%fa != 0 {
+		return fmt.Errorf("%d atom feature values are not whole rows of %d", len(g.Atoms), fa)
+	}
+	if len(g.BondFeatures) != len(g.Bonds)*fb {
+		return fmt.Errorf("%d bond feature values for %d bonds of %d features", len(g.BondFeatures), len(g.Bonds), fb)
+	}
+	n := int32(len(g.Atoms) / fa)
+	for k, b := range g.Bonds {
+		if b[0] < 0 || b[0] >= n || b[1] < 0 || b[1] >= n || b[0] == b[1] {
+			return fmt.Errorf("bond %d joins atoms %d and %d of %d", k, b[0], b[1], n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package jtvae
+
+import (
+	"math"
+
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// sumInto returns a (rows, H) tensor whose row to[k] sums src[from[k]]: the
+// flat form of the authors' padded neighbour gathers (the padding rows are
+// zero messages and add nothing).
+func sumInto(src, from, to *torch.Tensor, rows int64) *torch.Tensor {
+	return src.NewZeros([]int64{rows, src.Shape()[1]}).IndexAdd(0, to, src.IndexSelect(0, from))
+}
+
+// step is one GRU update of a block of messages (the authors' GraphGRU /
+// nnutils.GRU): x (k, H) the senders' embeddings, table the current
+// messages; tanh is the encoder's original squashing of the summed message.
+func (g *gru) step(x, table *torch.Tensor, b block, tanh bool) *torch.Tensor {
+	hIn := table.IndexSelect(0, b.from)
+	sumH := x.NewZeros(x.Shape()).IndexAdd(0, b.to, hIn)
+	if tanh {
+		sumH = sumH.Tanh()
+	}
+	z := g.Wz.Forward(torch.Cat([]*torch.Tensor{x, sumH}, 1)).Sigmoid()
+	r := g.Wr.Forward(x).IndexSelect(0, b.to).Add(g.Ur.Forward(hIn)).Sigmoid()
+	gated := x.NewZeros(x.Shape()).IndexAdd(0, b.to, r.Mul(hIn))
+	pre := g.Wh.Forward(torch.Cat([]*torch.Tensor{x, gated}, 1)).Tanh()
+	return z.RSubScalar(1).Mul(sumH).Add(z.Mul(pre))
+}
+
+// run computes every message of a schedule and returns the table (row 0
+// zero, message i at row i+1); emb maps embedding indices to inputs.
+func (g *gru) run(s schedule, x *torch.Tensor, tanh bool) *torch.Tensor {
+	hidden := x.Shape()[1]
+	zero := x.NewZeros([]int64{1, hidden})
+	table := zero
+	if s.iterations > 1 { // synchronous sweeps over every message
+		table = torch.Cat([]*torch.Tensor{zero, x.NewZeros([]int64{int64(s.n), hidden})}, 0)
+		for range s.iterations {
+			table = torch.Cat([]*torch.Tensor{zero, g.step(x, table, s.blocks[0], tanh)}, 0)
+		}
+		return table
+	}
+	parts := []*torch.Tensor{zero}
+	for _, b := range s.blocks {
+		parts = append(parts, g.step(x.Narrow(0, b.start, b.count), table, b, tanh))
+		table = torch.Cat(parts, 0)
+	}
+	return table
+}
+
+// encodeTree returns the tree vectors (B, H) and the message table.
+func (m *Model) encodeTree(b *Batch) (vecs, table *torch.Tensor) {
+	e := m.enc
+	table = e.gru.run(b.tree, e.emb.Forward(b.tree.wid), m.cfg.EncoderGRUTanh)
+	root := e.emb.Forward(b.rootWid)
+	in := sumInto(table, b.rootFrom, b.rootTo, int64(b.n))
+	return e.output.Forward(torch.Cat([]*torch.Tensor{root, in}, 1)), table
+}
+
+// forward runs the MPN (tree == nil) or the JTMPN (tree messages
+// injected) and returns the mean atom vector of each graph.
+func (p *mpn) forward(g graphInput, tree *torch.Tensor) *torch.Tensor {
+	input := p.Wi.Forward(g.bonds)
+	msg := input.Relu()
+	rows := int64(g.nDir)
+	var treeBond, treeAtom *torch.Tensor
+	if tree != nil {
+		treeBond = sumInto(tree, g.injBondRow, g.injBond, rows)
+		treeAtom = sumInto(tree, g.injAtomRow, g.injAtom, int64(g.nAtoms))
+	}
+	for range p.depth - 1 {
+		nei := sumInto(msg, g.pairFrom, g.pairTo, rows)
+		if treeBond != nil {
+			nei = nei.Add(treeBond)
+		}
+		msg = input.Add(p.Wh.Forward(nei)).Relu()
+	}
+	nei := sumInto(msg, g.atomFrom, g.atomTo, int64(g.nAtoms))
+	if treeAtom != nil {
+		nei = nei.Add(treeAtom)
+	}
+	atoms := p.Wo.Forward(torch.Cat([]*torch.Tensor{g.atoms, nei}, 1)).Relu()
+	return atoms.NewZeros([]int64{int64(g.graphs), atoms.Shape()[1]}).IndexAdd(0, g.atomMol, atoms).Div(g.size)
+}
+
+// Encode returns the tree and graph vectors (B, H) of a batch and keeps the
+// tree messages for the assembly loss.
+func (m *Model) Encode(b *Batch) (tree, graph *torch.Tensor) {
+	tree, b.treeMess = m.encodeTree(b)
+	return tree, m.mpn.forward(b.graph, nil)
+}
+
+// EncodeParams returns the mean (B, latent: tree columns, then graph) and
+// the log standard deviation, -|W_var h| / 2 (Mueller et al., as the authors).
+func (m *Model) EncodeParams(mb models.Batch) (mu, logStd *torch.Tensor) {
+	b := mb.(*Batch)
+	tree, graph := m.Encode(b)
+	mu = torch.Cat([]*torch.Tensor{m.tMean.Forward(tree), m.gMean.Forward(graph)}, 1)
+	logVar := torch.Cat([]*torch.Tensor{m.tVar.Forward(tree), m.gVar.Forward(graph)}, 1)
+	return mu, logVar.Abs().MulScalar(-0.5)
+}
+
+// Losses are the reconstruction terms of a batch (sums over the batch
+// divided by its size, as the authors) and the accuracies.
+type Losses struct {
+	Word, Topo, Assm *torch.Tensor
+	// Accuracies are filled by Accuracies.
+	WordAcc, TopoAcc, AssmAcc float64
+}
+
+// ReconstructionLoss is word + topology + assembly loss for latent samples z
+// (B, latent).
+func (m *Model) ReconstructionLoss(z *torch.Tensor, mb models.Batch) *torch.Tensor {
+	l := m.Losses(z, mb.(*Batch))
+	total := l.Word.Add(l.Topo)
+	if l.Assm != nil {
+		total = total.Add(l.Assm)
+	}
+	return total
+}
+
+// Losses returns the three reconstruction terms; Assm is nil for a batch
+// without assembly groups.
+func (m *Model) Losses(z *torch.Tensor, b *Batch) Losses {
+	lt := int64(m.cfg.LatentTree)
+	zTree := z.Narrow(1, 0, lt)
+	zGraph := z.Narrow(1, lt, int64(m.cfg.LatentGraph()))
+	word, topo := m.decoderLoss(zTree, b)
+	return Losses{Word: word, Topo: topo, Assm: m.assemblyLoss(zGraph, b)}
+}
+
+// decoderLoss is the authors' JTNNDecoder.forward: teacher-forced messages,
+// label cross-entropy and stop/expand BCE, both summed and divided by B.
+func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Tensor) {
+	d := m.dec
+	table := d.gru.run(b.dec, d.emb.Forward(b.dec.wid), false)
+	n := float64(b.n)
+
+	hid := table.IndexSelect(0, b.wordRow)
+	ctx := zTree.IndexSelect(0, b.wordMol)
+	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{hid, ctx}, 1)).Relu())
+	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
+
+	x := d.emb.Forward(b.stopWid)
+	o := sumInto(table, b.stopFrom, b.stopTo, int64(b.nStop))
+	h := d.Ui.Forward(torch.Cat([]*torch.Tensor{x, o}, 1))
+	if d.stopReLU {
+		h = h.Relu()
+	}
+	ctx = zTree.IndexSelect(0, b.stopMol)
+	stop := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Squeeze(1)
+	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
+	return word, topo
+}
+
+// assemblyLoss is the authors' JTNNVAE.assm: candidate vectors from the JTMPN
+// scored against the graph latent, cross-entropy over each group's
+// candidates, summed and divided by B.
+func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) *torch.Tensor {
+	if b.nGroups == 0 {
+		return nil
+	}
+	if b.treeMess == nil {
+		_, b.treeMess = m.encodeTree(b)
+	}
+	cand := m.jtmpn.forward(b.cand, b.treeMess)
+	mol := zGraph.IndexSelect(0, b.candMol)
+	if m.cfg.BilinearAssembly {
+		mol = m.aAssm.Forward(mol)
+	} else {
+		cand = m.gMean.Forward(cand)
+	}
+	scores := cand.Mul(mol).SumDims([]int64{1}, false)
+	padded := torch.Cat([]*torch.Tensor{scores, scores.NewZeros([]int64{1}).AddScalar(math.Inf(-1))}, 0)
+	logits := padded.IndexSelect(0, b.groupIdx.Flatten(0, -1)).View(b.groupIdx.Shape()...)
+	return torch.CrossEntropyLoss(logits, b.groupLabel, torch.ReduceSum).DivScalar(float64(b.n))
+}
