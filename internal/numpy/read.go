@@ -62,7 +62,7 @@ func readNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 	out := make([]Array, 0, len(zr.File))
 	for _, f := range zr.File {
 		name := strings.TrimSuffix(f.Name, ".npy")
-		a, err := readEntry(f)
+		a, err := readEntry(f, size)
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %w", name, err)
 		}
@@ -74,13 +74,15 @@ func readNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 
 // maxDeflateRatio bounds how much a deflated entry can expand (deflate's
 // limit is about 1032:1), so that a forged size in the zip directory cannot
-// make the reader allocate more than the data could hold.
+// make the reader allocate more than the archive's data could hold.
 const maxDeflateRatio = 1100
 
-func readEntry(f *zip.File) (Array, error) {
-	avail := int64(min(f.UncompressedSize64, math.MaxInt64))
+// readEntry reads one .npy entry of a zip archive of archiveSize bytes.
+func readEntry(f *zip.File, archiveSize int64) (Array, error) {
+	stored := min(int64(min(f.CompressedSize64, math.MaxInt64)), archiveSize)
+	avail := min(int64(min(f.UncompressedSize64, math.MaxInt64)), stored)
 	if f.Method != zip.Store {
-		avail = min(avail, int64(min(f.CompressedSize64, math.MaxInt64/maxDeflateRatio))*maxDeflateRatio+4096)
+		avail = min(int64(min(f.UncompressedSize64, math.MaxInt64)), stored*maxDeflateRatio+4096)
 	}
 	rc, err := f.Open()
 	if err != nil {
