@@ -228,10 +228,11 @@ func TestTripletLossesChunked(t *testing.T) {
 	}
 }
 
-// BenchmarkSoftTripletVsGather times forward and backward of the soft triplet
-// loss and of the former gather-based implementation side by side (batch 256,
-// latent 25, uniform labels, eta 0.1), as wall and CPU time per call.
-func BenchmarkSoftTripletVsGather(b *testing.B) {
+// BenchmarkMetricVsReference times forward and backward of the soft triplet
+// and log-ratio losses and of their former implementations (the test
+// references) side by side (batch 256, latent 25, uniform labels, eta 0.1),
+// as wall and CPU time per call.
+func BenchmarkMetricVsReference(b *testing.B) {
 	if err := torch.ManualSeed(1); err != nil {
 		b.Fatal(err)
 	}
@@ -245,7 +246,10 @@ func BenchmarkSoftTripletVsGather(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		f    func(z, y *torch.Tensor) *torch.Tensor
-	}{{"chunked", Metric{Kind: MetricTriplet, Eta: 0.1}.Loss}, {"gather", gather}} {
+	}{
+		{"triplet-chunked", Metric{Kind: MetricTriplet, Eta: 0.1}.Loss}, {"triplet-gather", gather},
+		{"logratio-chunked", LogRatioLoss}, {"logratio-dense", denseLogRatioLoss},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			c0 := cpuTime(b)
 			for b.Loop() {
@@ -269,4 +273,44 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// denseLogRatioLoss is the former log-ratio implementation, kept as a
+// reference: one (B, B, B) mask of the valid triplets and the expansion
+// sum u_ai^2 (r_ai + c_ai) - 2 sum_a u_a M_a u_a.
+func denseLogRatioLoss(z, y *torch.Tensor) *torch.Tensor {
+	b := z.Shape()[0]
+	dz := pairSquares(z).AddScalar(logRatioDistEps / float64(b)).Sqrt()
+	dy := y.Unsqueeze(1).Sub(y.Unsqueeze(0)).Abs()
+	u := dz.AddScalar(logRatioLogEps).Log().Sub(dy.AddScalar(logRatioLogEps).Log())
+	off := offDiagonal(z, b)
+	mask := dy.Unsqueeze(2).Lt(dy.Unsqueeze(1)).
+		LogicalAnd(off.Unsqueeze(2)).LogicalAnd(off.Unsqueeze(1)).ToDType(u.DType())
+	counts := mask.SumDims([]int64{2}, false).Add(mask.SumDims([]int64{1}, false))
+	cross := u.Unsqueeze(1).Bmm(mask).Squeeze(1).Mul(u).Sum()
+	return u.Square().Mul(counts).Sum().Sub(cross.MulScalar(2)).Div(mask.Sum().ClampMin(1))
+}
+
+// TestLogRatioChunked compares the chunked log-ratio loss with the dense
+// reference on a batch of 200 (chunks of 6 anchors) with tied labels:
+// float64 values and gradients to 1e-10 relative.
+func TestLogRatioChunked(t *testing.T) {
+	if err := torch.ManualSeed(3); err != nil {
+		t.Fatal(err)
+	}
+	sc := torch.NewScope()
+	defer sc.Close()
+	z := sc.Own(torch.Randn([]int64{200, 4}, torch.Float64, torch.CPU))
+	y := sc.Own(torch.Rand([]int64{200}, torch.Float64, torch.CPU)).MulScalar(10).ClampMax(3).DivScalar(3) // ties at 1
+	got, gotGrad := lossAndGrad(t, LogRatioLoss, z, y, torch.Float64)
+	want, wantGrad := lossAndGrad(t, denseLogRatioLoss, z, y, torch.Float64)
+	if !closeTo(got, want, 1e-10) {
+		t.Errorf("log-ratio: %.12g, reference %.12g", got, want)
+	}
+	for i := range gotGrad {
+		if !closeTo(gotGrad[i], wantGrad[i], 1e-10) {
+			t.Errorf("log-ratio: grad[%d] = %.12g, reference %.12g", i, gotGrad[i], wantGrad[i])
+			break
+		}
+	}
 }
