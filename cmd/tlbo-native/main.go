@@ -26,6 +26,7 @@ func main() {
 			plotCommand(),
 			trainCommand(),
 			topologyCommand(),
+			analyzeCommand(),
 			moleculeCommand(),
 		},
 	}
