@@ -319,7 +319,10 @@ func product(shape []int, width int, limit int64) (int, bool) {
 	if slices.Contains(shape, 0) {
 		return 0, true
 	}
-	most := limit / int64(width)
+	most := limit / int64(max(width, 1))
+	if width == 0 { // elements without bytes (strings of dtype U0): bound their count anyway
+		most = max(limit, 1<<16)
+	}
 	n := int64(1)
 	for _, s := range shape {
 		if int64(s) > most/n {
@@ -347,7 +350,7 @@ func parseDescr(descr string) (kind string, order binary.ByteOrder, width int, e
 	}
 	if strings.HasPrefix(t, "U") {
 		chars, err := strconv.Atoi(t[1:])
-		if err != nil || chars < 1 || chars > 1<<20 {
+		if err != nil || chars < 0 || chars > 1<<20 {
 			return "", nil, 0, fmt.Errorf("bad string dtype %q", descr)
 		}
 		return "U", order, 4 * chars, nil
