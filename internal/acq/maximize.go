@@ -74,9 +74,9 @@ type Result struct {
 
 // Maximize maximises f over the box [lower, upper]: it evaluates
 // opts.RawSamples scrambled-Halton points (in one batch when f is a
-// BatchFunction), refines opts.Restarts of them picked by opts.Selection (and opts.Starts)
-// with a projected L-BFGS method that respects the bounds, and returns the
-// best point. It calls f from a single goroutine and is deterministic for a
+// BatchFunction), refines opts.Restarts of them picked by opts.Selection
+// (and opts.Starts) with a projected L-BFGS method that respects the bounds,
+// and returns the best point. It calls f from a single goroutine and is deterministic for a
 // given seed.
 func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) {
 	d := len(lower)
