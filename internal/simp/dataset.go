@@ -63,8 +63,9 @@ type GenerateOptions struct {
 // solves in parallel (one OpenBLAS thread per solve) and checkpoints every
 // Chunk designs of a worker to Dir/.topology-parts (fsynced, renamed into
 // place), so a killed run resumes with its finished designs; the parts are
-// merged and removed at the end. Designs of an existing topology.npz with
-// the same seed are reused too. It returns the output path.
+// merged at the end and removed, except those holding designs beyond N.
+// Designs of an existing topology.npz with the same seed are reused too. It
+// returns the output path.
 func Generate(ctx context.Context, o GenerateOptions) (string, error) {
 	if o.N < 1 {
 		return "", fmt.Errorf("n %d: must be at least 1", o.N)
@@ -83,9 +84,12 @@ func Generate(ctx context.Context, o GenerateOptions) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(o.Dir, DataFileName)
-	have, err := loadFinished(o.Seed, append([]string{out}, partFiles(parts)...))
+	have, beyond, err := loadFinished(o.Seed, o.N, append([]string{out}, partFiles(parts)...))
 	if err != nil {
 		return "", err
+	}
+	if beyond[out] {
+		return "", fmt.Errorf("%s holds more than %d designs: use a larger n or another directory", out, o.N)
 	}
 	var todo []int
 	for i := range o.N {
@@ -106,7 +110,23 @@ func Generate(ctx context.Context, o GenerateOptions) (string, error) {
 	if err := WriteDesigns(out, o.Seed, designs); err != nil {
 		return "", err
 	}
-	return out, os.RemoveAll(parts)
+	return out, removeParts(parts, beyond)
+}
+
+// removeParts deletes the part files once merged, keeping those that hold
+// designs beyond the output (index >= N) for a later, larger run.
+func removeParts(dir string, keep map[string]bool) error {
+	for _, f := range partFiles(dir) {
+		if !keep[f] {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return os.Remove(dir)
+	}
+	return nil
 }
 
 // partFiles lists the checkpoint files in dir.
@@ -117,25 +137,30 @@ func partFiles(dir string) []string {
 }
 
 // loadFinished reads the designs of the existing files (missing ones are
-// skipped); a file made with another seed is an error.
-func loadFinished(seed uint64, files []string) (map[int]Design, error) {
+// skipped) and names the files holding designs with index n or above; a
+// file made with another seed is an error.
+func loadFinished(seed uint64, n int, files []string) (map[int]Design, map[string]bool, error) {
 	have := make(map[int]Design)
+	beyond := make(map[string]bool)
 	for _, f := range files {
 		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		s, ds, err := ReadDesigns(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s != seed {
-			return nil, fmt.Errorf("%s: made with seed %d, not %d: use another directory", f, s, seed)
+			return nil, nil, fmt.Errorf("%s: made with seed %d, not %d: use another directory", f, s, seed)
 		}
 		for _, d := range ds {
 			have[d.Index] = d
+			if d.Index >= n {
+				beyond[f] = true
+			}
 		}
 	}
-	return have, nil
+	return have, beyond, nil
 }
 
 // solveChunks solves the designs todo on o.Workers goroutines, writing a

@@ -219,4 +219,56 @@ func TestGenerateResume(t *testing.T) {
 	if _, err := Generate(context.Background(), GenerateOptions{Dir: dir, N: 2, Seed: seed + 1}); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Fatalf("another seed in the same directory: err = %v", err)
 	}
+	if _, err := Generate(context.Background(), GenerateOptions{Dir: dir, N: 2, Seed: seed}); err == nil || !strings.Contains(err.Error(), "more than 2") {
+		t.Fatalf("a smaller n over a larger data set: err = %v", err)
+	}
+}
+
+// TestMergeKeepsLaterParts merges the first designs of a run whose part
+// files go further, and checks that the later parts survive for a resume.
+func TestMergeKeepsLaterParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves 3 designs")
+	}
+	dir := t.TempDir()
+	parts := filepath.Join(dir, partsDir)
+	if err := os.MkdirAll(parts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var ds []Design
+	for i := range 3 {
+		d, err := SolveRandom(context.Background(), 9, i, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	if err := WriteDesigns(filepath.Join(parts, "part-00000000-00000001.npz"), 9, ds[:2]); err != nil {
+		t.Fatal(err)
+	}
+	later := filepath.Join(parts, "part-00000002-00000002.npz")
+	if err := WriteDesigns(later, 9, ds[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(context.Background(), GenerateOptions{Dir: dir, N: 2, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if got := partFiles(parts); !slices.Equal(got, []string{later}) {
+		t.Fatalf("part files after the merge: %v, want only %s", got, later)
+	}
+	var starts []int
+	if _, err := Generate(context.Background(), GenerateOptions{Dir: dir, N: 3, Seed: 9,
+		Progress: func(done, total int) { starts = append(starts, done) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 1 || starts[0] != 3 {
+		t.Fatalf("progress %v: want all 3 designs kept", starts)
+	}
+	_, got, err := ReadDesigns(filepath.Join(dir, DataFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !slices.Equal(got[2].Image, ds[2].Image) {
+		t.Fatal("the merged data set lost the later design")
+	}
 }
