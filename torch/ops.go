@@ -68,6 +68,7 @@ var (
 	opGather      = newOp("aten::gather", "")
 	opScatterAdd  = newOp("aten::scatter_add", "")
 	opIndexAdd    = newOp("aten::index_add", "")
+	opEmbedBag    = newOp("aten::embedding_bag", "")
 	opCat         = newOp("aten::cat", "")
 	opStack       = newOp("aten::stack", "")
 	opSplit       = newOp("aten::split", "Tensor")
@@ -309,6 +310,17 @@ func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 // IndexAdd returns t with the slices of src added at the 1-d index along dim.
 func (t *Tensor) IndexAdd(dim int, index, src *Tensor) *Tensor {
 	return opIndexAdd.tensor(t, dim, index, src)
+}
+
+// EmbeddingBagSum returns, for each bag k, the sum of the rows of t at
+// indices[offsets[k]:offsets[k+1]] (the last bag runs to the end; aten::embedding_bag, mode sum).
+func (t *Tensor) EmbeddingBagSum(indices, offsets *Tensor) *Tensor {
+	ts, err := opEmbedBag.tensors(t, indices, offsets, false, 0, false, none, false)
+	if err != nil {
+		return errTensor(err)
+	}
+	closeTensors(ts[1:])
+	return ts[0]
 }
 
 // Cat concatenates tensors along dim.

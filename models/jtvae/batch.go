@@ -62,10 +62,19 @@ type schedule struct {
 }
 
 // block is one level: messages start..start+count-1 (row order), with their
-// incoming messages as (table row, message within the block) pairs.
+// incoming messages as (table row, message within the block) pairs sorted by
+// message: in.idx are the rows, in.offsets each message's first pair, to
+// the message of each pair and iota 0..pairs-1 (bags over gathered rows).
 type block struct {
 	start, count int64
-	from, to     *torch.Tensor
+	in           agg
+	to, iota     *torch.Tensor
+}
+
+// agg sums rows of a source into rows of a result: result row k sums the
+// source rows idx[offsets[k]:offsets[k+1]] (embedding-bag sums).
+type agg struct {
+	idx, offsets *torch.Tensor
 }
 
 // msgSpec is a message before scheduling: the sender's embedding index and
@@ -75,31 +84,20 @@ type msgSpec struct {
 	in  []int64
 }
 
-// graphInput is a batch of graphs for the MPN or the JTMPN.
-type graphInput struct {
-	atoms, bonds         *torch.Tensor // (A, F), (D, F+Fb): directed bonds
-	pairFrom, pairTo     *torch.Tensor // bond message pairs: from bond -> into bond
-	atomFrom, atomTo     *torch.Tensor // bond -> atom
-	atomMol, size        *torch.Tensor // atom -> graph, (G, 1) atom counts
-	injBondRow, injBond  *torch.Tensor // tree message row -> bond (JTMPN)
-	injAtomRow, injAtom  *torch.Tensor // tree message row -> atom (JTMPN)
-	graphs, nAtoms, nDir int
-}
-
 // Batch is a mini-batch of molecules as index tensors on the network's device.
 type Batch struct {
 	n int
 	// tree encoder
-	tree             schedule
-	rootWid          *torch.Tensor
-	rootFrom, rootTo *torch.Tensor
-	graph            graphInput
+	tree    schedule
+	rootWid *torch.Tensor
+	rootIn  agg
+	graph   graphInput
 	// decoder (teacher-forced trace)
 	dec                 schedule
 	wordRow, wordMol    *torch.Tensor
 	wordTarget          *torch.Tensor
 	stopWid             *torch.Tensor
-	stopFrom, stopTo    *torch.Tensor
+	stopIn              agg
 	stopMol, stopTarget *torch.Tensor
 	nWord, nStop        int
 	// assembly
@@ -140,6 +138,37 @@ func (b *builder) floats(v []float32, shape ...int64) *torch.Tensor {
 	return t
 }
 
+// agg makes the sums of source rows from[i] into result rows to[i], for
+// rows result rows.
+func (b *builder) agg(from, to []int64, rows int) agg {
+	order := make([]int, len(from))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return int(to[i] - to[j]) })
+	idx := make([]int64, len(from))
+	offsets := make([]int64, rows)
+	for k, i := range order {
+		idx[k] = from[i]
+	}
+	k := 0
+	for r := range offsets {
+		for k < len(order) && to[order[k]] < int64(r) {
+			k++
+		}
+		offsets[r] = int64(k)
+	}
+	return agg{idx: b.ints(idx), offsets: b.ints(offsets)}
+}
+
+func iotaTo(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return v
+}
+
 // Collate turns examples into a batch on the network's device; its tensors
 // belong to sc. Examples without Assembly give a batch that encodes but has
 // no assembly loss.
@@ -159,9 +188,9 @@ func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) 
 	bd := &builder{sc: sc, dev: dev}
 	out := &Batch{n: len(examples)}
 	encIDs := out.collateTree(bd, cfg, examples)
-	out.graph = collateGraphs(bd, graphsOf(examples), AtomFeatures, BondFeatures, nil)
+	out.graph = collateGraphs(bd, graphsOf(examples), AtomFeatures, BondFeatures, cfg.DepthG, nil)
 	out.collateDecoder(bd, examples)
-	out.collateAssembly(bd, examples, encIDs)
+	out.collateAssembly(bd, cfg, examples, encIDs)
 	if bd.err != nil {
 		return nil, fmt.Errorf("jtvae batch: %w", bd.err)
 	}
@@ -220,8 +249,7 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 	}
 	b.tree = buildSchedule(bd, msgs, cfg.DepthT)
 	b.rootWid = bd.ints(rootWid)
-	b.rootFrom = bd.ints(mapRows(rootIn, b.tree.rows))
-	b.rootTo = bd.ints(rootTo)
+	b.rootIn = bd.agg(mapRows(rootIn, b.tree.rows), rootTo, len(examples))
 	return all
 }
 
@@ -294,14 +322,15 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 }
 
 func (s *schedule) block(bd *builder, msgs []msgSpec, order []int, lo, hi int) block {
-	var from, to []int64
+	var from, to, iota []int64
 	for k, id := range order[lo:hi] {
 		for _, j := range msgs[id].in {
 			from = append(from, s.rows[j])
 			to = append(to, int64(k))
+			iota = append(iota, int64(len(iota)))
 		}
 	}
-	return block{start: int64(lo), count: int64(hi - lo), from: bd.ints(from), to: bd.ints(to)}
+	return block{start: int64(lo), count: int64(hi - lo), in: bd.agg(from, to, hi-lo), to: bd.ints(to), iota: bd.ints(iota)}
 }
 
 // traceStep is one step of the authors' depth-first trace: the message x -> y,
@@ -382,97 +411,14 @@ func (b *Batch) collateDecoder(bd *builder, examples []Example) {
 		}
 	}
 	b.wordRow, b.wordMol, b.wordTarget = bd.ints(wordRow), bd.ints(wordMol), bd.ints(wordTarget)
-	b.stopWid, b.stopFrom, b.stopTo = bd.ints(stopWid), bd.ints(mapRows(stopIn, b.dec.rows)), bd.ints(stopTo)
+	b.stopWid, b.stopIn = bd.ints(stopWid), bd.agg(mapRows(stopIn, b.dec.rows), stopTo, len(stopWid))
 	b.stopMol, b.stopTarget = bd.ints(stopMol), bd.floats(stopTarget, int64(len(stopTarget)))
 	b.nWord, b.nStop = len(wordRow), len(stopWid)
 }
 
-// injection is a tree message (by id) added into an atom of graph g.
-type injection struct {
-	g, atom int
-	msg     int64
-}
-
-// collateGraphs batches graphs the authors' way: each bond is two directed
-// bonds whose input is [features of the source atom, bond features]; a
-// directed bond x -> y sums the directed bonds into x except the one from y;
-// an atom sums every directed bond into it. Tree-message injections (JTMPN)
-// enter every directed bond leaving their atom and the atom itself.
-func collateGraphs(bd *builder, gs []Graph, fa, fb int, inj []injection) graphInput {
-	var atoms, bonds []float32
-	var pairFrom, pairTo, atomFrom, atomTo, atomMol []int64
-	sizes := make([]float32, len(gs))
-	var src []int64       // directed bond -> source atom (global)
-	var leaving [][]int64 // atom (global) -> directed bonds leaving it
-	base, dirBase := 0, 0
-	firstAtom := make([]int, len(gs))
-	for g, gr := range gs {
-		n := len(gr.Atoms) / fa
-		firstAtom[g] = base
-		sizes[g] = float32(n)
-		atoms = append(atoms, gr.Atoms...)
-		in := make([][]int64, n) // directed bonds into each atom, the authors' order
-		leaving = append(leaving, make([][]int64, n)...)
-		for a := 0; a < n; a++ {
-			atomMol = append(atomMol, int64(g))
-		}
-		for k, bond := range gr.Bonds {
-			feat := gr.BondFeatures[k*fb : (k+1)*fb]
-			for _, dir := range [2][2]int32{{bond[0], bond[1]}, {bond[1], bond[0]}} {
-				d := int64(len(src))
-				src = append(src, int64(base)+int64(dir[0]))
-				bonds = append(bonds, gr.Atoms[int(dir[0])*fa:(int(dir[0])+1)*fa]...)
-				bonds = append(bonds, feat...)
-				in[dir[1]] = append(in[dir[1]], d)
-				leaving[base+int(dir[0])] = append(leaving[base+int(dir[0])], d)
-			}
-		}
-		for a := 0; a < n; a++ {
-			for _, d := range in[a] {
-				atomFrom, atomTo = append(atomFrom, d), append(atomTo, int64(base+a))
-			}
-		}
-		for d := dirBase; d < len(src); d++ {
-			x := src[d] - int64(base)
-			var y int64 // the other end of d: the source of its reverse
-			if (d-dirBase)%2 == 0 {
-				y = src[d+1]
-			} else {
-				y = src[d-1]
-			}
-			for _, d2 := range in[x] {
-				if src[d2] != y {
-					pairFrom, pairTo = append(pairFrom, d2), append(pairTo, int64(d))
-				}
-			}
-		}
-		base += n
-		dirBase = len(src)
-	}
-	gi := graphInput{graphs: len(gs), nAtoms: base, nDir: len(src)}
-	gi.atoms = bd.floats(atoms, int64(base), int64(fa))
-	gi.bonds = bd.floats(bonds, int64(len(src)), int64(fa+fb))
-	gi.pairFrom, gi.pairTo = bd.ints(pairFrom), bd.ints(pairTo)
-	gi.atomFrom, gi.atomTo = bd.ints(atomFrom), bd.ints(atomTo)
-	gi.atomMol, gi.size = bd.ints(atomMol), bd.floats(sizes, int64(len(gs)), 1)
-	if inj != nil {
-		var bRow, bTo, aRow, aTo []int64
-		for _, j := range inj {
-			a := firstAtom[j.g] + j.atom
-			aRow, aTo = append(aRow, j.msg), append(aTo, int64(a))
-			for _, d := range leaving[a] {
-				bRow, bTo = append(bRow, j.msg), append(bTo, d)
-			}
-		}
-		gi.injAtomRow, gi.injAtom = bd.ints(aRow), bd.ints(aTo)
-		gi.injBondRow, gi.injBond = bd.ints(bRow), bd.ints(bTo)
-	}
-	return gi
-}
-
 // collateAssembly batches every candidate of every group; injections refer
 // to the encoder's message table rows.
-func (b *Batch) collateAssembly(bd *builder, examples []Example, encIDs []edgeIDs) {
+func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, encIDs []edgeIDs) {
 	var gs []Graph
 	var inj []injection
 	var candMol, groupLabel []int64
@@ -497,10 +443,7 @@ func (b *Batch) collateAssembly(bd *builder, examples []Example, encIDs []edgeID
 	if len(groups) == 0 {
 		return
 	}
-	if inj == nil {
-		inj = []injection{}
-	}
-	b.cand = collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, inj)
+	b.cand = collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, cfg.DepthG, inj)
 	b.candMol = bd.ints(candMol)
 	width := 0
 	for _, g := range groups {

@@ -7,25 +7,23 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// sumInto returns a (rows, H) tensor whose row to[k] sums src[from[k]]: the
-// flat form of the authors' padded neighbour gathers (the padding rows are
-// zero messages and add nothing).
-func sumInto(src, from, to *torch.Tensor, rows int64) *torch.Tensor {
-	return src.NewZeros([]int64{rows, src.Shape()[1]}).IndexAdd(0, to, src.IndexSelect(0, from))
-}
+// sum returns the aggregated rows of src: the flat form of the authors'
+// padded neighbour gathers (their padding rows are zero messages and add
+// nothing).
+func (a agg) sum(src *torch.Tensor) *torch.Tensor { return src.EmbeddingBagSum(a.idx, a.offsets) }
 
 // step is one GRU update of a block of messages (the authors' GraphGRU /
 // nnutils.GRU): x (k, H) the senders' embeddings, table the current
 // messages; tanh is the encoder's original squashing of the summed message.
 func (g *gru) step(x, table *torch.Tensor, b block, tanh bool) *torch.Tensor {
-	hIn := table.IndexSelect(0, b.from)
-	sumH := x.NewZeros(x.Shape()).IndexAdd(0, b.to, hIn)
+	hIn := table.IndexSelect(0, b.in.idx)
+	sumH := b.in.sum(table)
 	if tanh {
 		sumH = sumH.Tanh()
 	}
 	z := g.Wz.Forward(torch.Cat([]*torch.Tensor{x, sumH}, 1)).Sigmoid()
 	r := g.Wr.Forward(x).IndexSelect(0, b.to).Add(g.Ur.Forward(hIn)).Sigmoid()
-	gated := x.NewZeros(x.Shape()).IndexAdd(0, b.to, r.Mul(hIn))
+	gated := r.Mul(hIn).EmbeddingBagSum(b.iota, b.in.offsets)
 	pre := g.Wh.Forward(torch.Cat([]*torch.Tensor{x, gated}, 1)).Tanh()
 	return z.RSubScalar(1).Mul(sumH).Add(z.Mul(pre))
 }
@@ -56,34 +54,8 @@ func (m *Model) encodeTree(b *Batch) (vecs, table *torch.Tensor) {
 	e := m.enc
 	table = e.gru.run(b.tree, e.emb.Forward(b.tree.wid), m.cfg.EncoderGRUTanh)
 	root := e.emb.Forward(b.rootWid)
-	in := sumInto(table, b.rootFrom, b.rootTo, int64(b.n))
+	in := b.rootIn.sum(table)
 	return e.output.Forward(torch.Cat([]*torch.Tensor{root, in}, 1)), table
-}
-
-// forward runs the MPN (tree == nil) or the JTMPN (tree messages
-// injected) and returns the mean atom vector of each graph.
-func (p *mpn) forward(g graphInput, tree *torch.Tensor) *torch.Tensor {
-	input := p.Wi.Forward(g.bonds)
-	msg := input.Relu()
-	rows := int64(g.nDir)
-	var treeBond, treeAtom *torch.Tensor
-	if tree != nil {
-		treeBond = sumInto(tree, g.injBondRow, g.injBond, rows)
-		treeAtom = sumInto(tree, g.injAtomRow, g.injAtom, int64(g.nAtoms))
-	}
-	for range p.depth - 1 {
-		nei := sumInto(msg, g.pairFrom, g.pairTo, rows)
-		if treeBond != nil {
-			nei = nei.Add(treeBond)
-		}
-		msg = input.Add(p.Wh.Forward(nei)).Relu()
-	}
-	nei := sumInto(msg, g.atomFrom, g.atomTo, int64(g.nAtoms))
-	if treeAtom != nil {
-		nei = nei.Add(treeAtom)
-	}
-	atoms := p.Wo.Forward(torch.Cat([]*torch.Tensor{g.atoms, nei}, 1)).Relu()
-	return atoms.NewZeros([]int64{int64(g.graphs), atoms.Shape()[1]}).IndexAdd(0, g.atomMol, atoms).Div(g.size)
 }
 
 // Encode returns the tree and graph vectors (B, H) of a batch and keeps the
@@ -145,7 +117,7 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Te
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
 
 	x := d.emb.Forward(b.stopWid)
-	o := sumInto(table, b.stopFrom, b.stopTo, int64(b.nStop))
+	o := b.stopIn.sum(table)
 	h := d.Ui.Forward(torch.Cat([]*torch.Tensor{x, o}, 1))
 	if d.stopReLU {
 		h = h.Relu()

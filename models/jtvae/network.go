@@ -188,15 +188,15 @@ func newTreeDecoder(c Config) *treeDecoder {
 }
 
 // mpn is the authors' MPN ("mpn") and, with candidate feature sizes, their
-// JTMPN ("jtmpn"): bond messages, depthG iterations, mean atom vector.
+// JTMPN ("jtmpn"): bond messages, depthG iterations (the batch's levels),
+// mean atom vector.
 type mpn struct {
 	nn.Base
 	Wi, Wh, Wo *nn.Linear
-	depth      int
 }
 
-func newMPN(hidden, atomF, bondF, depth int) *mpn {
-	m := &mpn{Wi: linear(atomF+bondF, hidden, false), Wh: linear(hidden, hidden, false), Wo: linear(atomF+hidden, hidden, true), depth: depth}
+func newMPN(hidden, atomF, bondF int) *mpn {
+	m := &mpn{Wi: linear(atomF+bondF, hidden, false), Wh: linear(hidden, hidden, false), Wo: linear(atomF+hidden, hidden, true)}
 	m.RegisterModule("W_i", m.Wi)
 	m.RegisterModule("W_h", m.Wh)
 	m.RegisterModule("W_o", m.Wo)
@@ -225,8 +225,8 @@ func New(cfg Config) (*Model, error) {
 	h, lt, lg := cfg.Hidden, cfg.LatentTree, cfg.LatentGraph()
 	m := &Model{
 		cfg: cfg, enc: newTreeEncoder(cfg), dec: newTreeDecoder(cfg),
-		jtmpn: newMPN(h, CandAtomFeatures, CandBondFeatures, cfg.DepthG),
-		mpn:   newMPN(h, AtomFeatures, BondFeatures, cfg.DepthG),
+		jtmpn: newMPN(h, CandAtomFeatures, CandBondFeatures),
+		mpn:   newMPN(h, AtomFeatures, BondFeatures),
 		aAssm: linear(lg, h, false),
 		tMean: linear(h, lt, true), tVar: linear(h, lt, true),
 		gMean: linear(h, lg, true), gVar: linear(h, lg, true),

@@ -1,0 +1,268 @@
+package jtvae
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// The graph encoders (the authors' MPN and JTMPN) pass messages along
+// directed bonds: a bond x -> y starts from W_i [features of x, bond
+// features] and, depthG-1 times, adds W_h of the sum of the messages into x
+// except the one from y (and, in the JTMPN, the tree messages injected into
+// x); an atom's vector is ReLU(W_o [atom features, sum of the messages into
+// it]); a graph's vector is its mean atom vector.
+//
+// A message depends only on its computation tree (the features within
+// depthG-1 bonds and the injected tree messages), and candidate attachments
+// of one node share most of theirs, so Collate interns computation trees
+// level by level and the network computes each distinct message once. W_h is
+// linear, so it is applied to the distinct messages of the previous level
+// (and once to the tree messages) before summing instead of after. The
+// result equals the authors' up to float rounding.
+
+// injection is a tree message (by table row) added into an atom of graph g.
+type injection struct {
+	g, atom int
+	msg     int64
+}
+
+// graphLevel is one message-passing iteration over distinct messages: the
+// level-0 input of each, the previous level's messages and the tree rows it
+// sums.
+type graphLevel struct {
+	base       *torch.Tensor // distinct message -> its distinct level-0 input
+	prev, tree agg
+}
+
+// graphInput is a batch of graphs for the MPN or the JTMPN, interned.
+type graphInput struct {
+	inputs   *torch.Tensor // (distinct level-0 bonds, F+Fb)
+	levels   []graphLevel  // depthG-1 iterations
+	atoms    *torch.Tensor // (distinct atoms, F)
+	atomIn   agg           // last level's messages into each distinct atom
+	atomTree agg           // tree rows into each distinct atom
+	graphOf  agg           // distinct atoms of each graph (with repeats)
+	size     *torch.Tensor // (graphs, 1) atom counts
+	graphs   int
+}
+
+// interner numbers distinct keys made of int64 parts.
+type interner struct {
+	ids map[string]int64
+	buf []byte
+}
+
+func newInterner() *interner { return &interner{ids: map[string]int64{}} }
+
+// id returns the number of the key made of the parts (each length-prefixed)
+// and whether it is new.
+func (in *interner) id(parts ...[]int64) (int64, bool) {
+	in.buf = in.buf[:0]
+	for _, p := range parts {
+		in.buf = binary.AppendUvarint(in.buf, uint64(len(p)))
+		for _, v := range p {
+			in.buf = binary.AppendVarint(in.buf, v)
+		}
+	}
+	if id, ok := in.ids[string(in.buf)]; ok {
+		return id, false
+	}
+	id := int64(len(in.ids))
+	in.ids[string(in.buf)] = id
+	return id, true
+}
+
+// featureKey turns a feature row into key parts (exact bit patterns).
+func featureKey(row []float32) []int64 {
+	k := make([]int64, len(row))
+	for i, v := range row {
+		k[i] = int64(math.Float32bits(v))
+	}
+	return k
+}
+
+func sorted(v []int64) []int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s
+}
+
+// dirBond is a directed bond of the batch: source and target atoms (global)
+// and the directed bonds it sums.
+type dirBond struct {
+	src, dst int
+	in       []int64
+}
+
+// graphHost is a batch of graphs before interning.
+type graphHost struct {
+	atomKey  [][]int64 // per atom: its feature key
+	bondKey  [][]int64 // per directed bond: [source atom features, bond features]
+	bonds    []dirBond
+	into     [][]int64 // per atom: directed bonds into it
+	treeInto [][]int64 // per atom: tree rows injected into it
+	atomsOf  [][]int64 // per graph: its atoms
+}
+
+// flatten lists the atoms and directed bonds of the graphs in the authors'
+// order (each bond as begin -> end, then end -> begin).
+func flatten(gs []Graph, fa, fb int, inj []injection) graphHost {
+	var h graphHost
+	first := make([]int, len(gs))
+	for g, gr := range gs {
+		base := len(h.atomKey)
+		first[g] = base
+		n := len(gr.Atoms) / fa
+		var atoms []int64
+		for a := range n {
+			h.atomKey = append(h.atomKey, featureKey(gr.Atoms[a*fa:(a+1)*fa]))
+			h.into = append(h.into, nil)
+			h.treeInto = append(h.treeInto, nil)
+			atoms = append(atoms, int64(base+a))
+		}
+		h.atomsOf = append(h.atomsOf, atoms)
+		for k, bond := range gr.Bonds {
+			feat := featureKey(gr.BondFeatures[k*fb : (k+1)*fb])
+			for _, dir := range [2][2]int32{{bond[0], bond[1]}, {bond[1], bond[0]}} {
+				src, dst := base+int(dir[0]), base+int(dir[1])
+				h.into[dst] = append(h.into[dst], int64(len(h.bonds)))
+				h.bonds = append(h.bonds, dirBond{src: src, dst: dst})
+				h.bondKey = append(h.bondKey, append(slices.Clone(h.atomKey[src]), feat...))
+			}
+		}
+	}
+	for d := range h.bonds {
+		b := &h.bonds[d]
+		for _, d2 := range h.into[b.src] {
+			if h.bonds[d2].src != b.dst {
+				b.in = append(b.in, d2)
+			}
+		}
+	}
+	for _, j := range inj {
+		a := first[j.g] + j.atom
+		h.treeInto[a] = append(h.treeInto[a], j.msg)
+	}
+	return h
+}
+
+// collateGraphs interns the graphs' computation trees for depth-1
+// iterations and makes the index tensors.
+func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) graphInput {
+	h := flatten(gs, fa, fb, inj)
+	gi := graphInput{graphs: len(gs)}
+
+	// level 0: the inputs
+	in0 := newInterner()
+	var inputs []float32
+	key := make([]int64, len(h.bonds))
+	for d := range h.bonds {
+		id, fresh := in0.id(h.bondKey[d])
+		if fresh {
+			for _, v := range h.bondKey[d] {
+				inputs = append(inputs, math.Float32frombits(uint32(v)))
+			}
+		}
+		key[d] = id
+	}
+	gi.inputs = bd.floats(inputs, int64(len(in0.ids)), int64(fa+fb))
+	base := slices.Clone(key)
+
+	for range depth - 1 {
+		lv := newInterner()
+		next := make([]int64, len(h.bonds))
+		var baseOf, prevFrom, prevTo, treeFrom, treeTo []int64
+		for d, b := range h.bonds {
+			prev := make([]int64, len(b.in))
+			for i, d2 := range b.in {
+				prev[i] = key[d2]
+			}
+			prev = sorted(prev)
+			tree := sorted(h.treeInto[b.src])
+			id, fresh := lv.id([]int64{base[d]}, prev, tree)
+			if fresh {
+				baseOf = append(baseOf, base[d])
+				for _, p := range prev {
+					prevFrom, prevTo = append(prevFrom, p), append(prevTo, id)
+				}
+				for _, r := range tree {
+					treeFrom, treeTo = append(treeFrom, r), append(treeTo, id)
+				}
+			}
+			next[d] = id
+		}
+		n := len(lv.ids)
+		gi.levels = append(gi.levels, graphLevel{base: bd.ints(baseOf),
+			prev: bd.agg(prevFrom, prevTo, n), tree: bd.agg(treeFrom, treeTo, n)})
+		key = next
+	}
+
+	ia := newInterner()
+	var atoms []float32
+	var inFrom, inTo, treeFrom, treeTo []int64
+	atomID := make([]int64, len(h.atomKey))
+	for a := range h.atomKey {
+		msgs := make([]int64, len(h.into[a]))
+		for i, d := range h.into[a] {
+			msgs[i] = key[d]
+		}
+		msgs = sorted(msgs)
+		tree := sorted(h.treeInto[a])
+		id, fresh := ia.id(h.atomKey[a], msgs, tree)
+		if fresh {
+			for _, v := range h.atomKey[a] {
+				atoms = append(atoms, math.Float32frombits(uint32(v)))
+			}
+			for _, m := range msgs {
+				inFrom, inTo = append(inFrom, m), append(inTo, id)
+			}
+			for _, r := range tree {
+				treeFrom, treeTo = append(treeFrom, r), append(treeTo, id)
+			}
+		}
+		atomID[a] = id
+	}
+	n := len(ia.ids)
+	gi.atoms = bd.floats(atoms, int64(n), int64(fa))
+	gi.atomIn = bd.agg(inFrom, inTo, n)
+	gi.atomTree = bd.agg(treeFrom, treeTo, n)
+	var of, graph []int64
+	sizes := make([]float32, len(gs))
+	for g, as := range h.atomsOf {
+		for _, a := range as {
+			of, graph = append(of, atomID[a]), append(graph, int64(g))
+		}
+		sizes[g] = float32(len(as))
+	}
+	gi.graphOf = bd.agg(of, graph, len(gs))
+	gi.size = bd.floats(sizes, int64(len(gs)), 1)
+	return gi
+}
+
+// forward runs the MPN (tree == nil) or the JTMPN (tree: the encoder's
+// message table) on distinct messages and returns each graph's mean atom
+// vector.
+func (p *mpn) forward(g graphInput, tree *torch.Tensor) *torch.Tensor {
+	input := p.Wi.Forward(g.inputs)
+	msg := input.Relu()
+	var treeH *torch.Tensor
+	if tree != nil && len(g.levels) > 0 {
+		treeH = p.Wh.Forward(tree)
+	}
+	for _, l := range g.levels {
+		nei := l.prev.sum(p.Wh.Forward(msg))
+		if treeH != nil {
+			nei = nei.Add(l.tree.sum(treeH))
+		}
+		msg = input.IndexSelect(0, l.base).Add(nei).Relu()
+	}
+	nei := g.atomIn.sum(msg)
+	if tree != nil {
+		nei = nei.Add(g.atomTree.sum(tree))
+	}
+	atoms := p.Wo.Forward(torch.Cat([]*torch.Tensor{g.atoms, nei}, 1)).Relu()
+	return g.graphOf.sum(atoms).Div(g.size)
+}
