@@ -82,7 +82,8 @@ func (s Losses) String() string {
 
 // Trainer trains a VAE with an ELBO variant: weighted sampling of mini-batches,
 // the beta schedule, the metric and target-prediction terms on the labelled
-// part of each batch (min-max normalised labels), gradient clipping and Adam.
+// part of each batch (the metric loss on min-max normalised labels, the
+// target prediction on raw ones, as the reference), gradient clipping and Adam.
 // One Trainer serves pretraining and every retraining of the BO loop.
 type Trainer[E any] struct {
 	VAE VAE[E]
@@ -210,7 +211,15 @@ func (t *Trainer[E]) loss(sc *torch.Scope, examples []E, y []float64, beta float
 		zl := z.IndexSelect(0, idx)
 		yl := sc.Own(torch.FromFloat64(ny)).To(t.Opts.Device).ToDType(z.DType())
 		if e.PredictTarget {
-			pred = t.Predictor.Loss(zl, yl)
+			// The head predicts raw labels, as the reference's (its
+			// prediction loss precedes the min-max normalisation that only
+			// the metric loss needs).
+			raw := make([]float64, len(rows))
+			for i, r := range rows {
+				raw[i] = y[r]
+			}
+			yr := sc.Own(torch.FromFloat64(raw)).To(t.Opts.Device).ToDType(z.DType())
+			pred = t.Predictor.Loss(zl, yr)
 			total = total.Add(pred.MulScalar(e.PredWeight))
 		}
 		if e.Metric.Kind != MetricNone && len(rows) >= 2 {
