@@ -83,10 +83,13 @@ func checkLoaded(t *testing.T, data []byte) {
 	}
 }
 
-// FuzzReadPT feeds whole files to the .pt reader.
+// FuzzReadPT feeds whole files to the .pt reader (the model checkpoint, at
+// 700 kB, is left out: it would make each run slow).
 func FuzzReadPT(f *testing.F) {
-	for _, s := range ptSeeds(f) {
-		f.Add(s)
+	for i, s := range ptSeeds(f) {
+		if i != 2 {
+			f.Add(s)
+		}
 	}
 	f.Fuzz(checkLoaded)
 }

@@ -69,24 +69,26 @@ var freeBlocks struct {
 
 func getBlock() unsafe.Pointer {
 	freeBlocks.Lock()
-	defer freeBlocks.Unlock()
 	if n := len(freeBlocks.list); n > 0 {
 		p := freeBlocks.list[n-1]
 		freeBlocks.list = freeBlocks.list[:n-1]
+		freeBlocks.Unlock()
 		return p
 	}
 	freeBlocks.live++
+	freeBlocks.Unlock()
 	return C.malloc(arenaBlockSize)
 }
 
 func putBlock(p unsafe.Pointer) {
 	freeBlocks.Lock()
-	defer freeBlocks.Unlock()
 	if len(freeBlocks.list) < maxFreeBlocks {
 		freeBlocks.list = append(freeBlocks.list, p)
+		freeBlocks.Unlock()
 		return
 	}
 	freeBlocks.live--
+	freeBlocks.Unlock()
 	C.free(p)
 }
 
