@@ -54,11 +54,11 @@ type Candidate struct {
 // schedule is a set of GRU messages ordered by dependency level: row 0 of the
 // message table is the zero message, message i (in row order) is row i+1.
 type schedule struct {
-	wid        *torch.Tensor // (M) embedding index of each message's sender
+	senders    labelIndex // distinct sender labels
 	blocks     []block
 	iterations int     // 1: each block once, in order; >1: one block swept synchronously
-	rows       []int64 // message id -> table row
-	n          int
+	rows       []int64 // message id -> table row (shared by identical messages)
+	n          int     // distinct messages
 }
 
 // block is one level: messages start..start+count-1 (row order), with their
@@ -96,7 +96,7 @@ type Batch struct {
 	dec                 schedule
 	wordRow, wordMol    *torch.Tensor
 	wordTarget          *torch.Tensor
-	stopWid             *torch.Tensor
+	stopLabels          labelIndex
 	stopIn              agg
 	stopMol, stopTarget *torch.Tensor
 	nWord, nStop        int
@@ -167,6 +167,28 @@ func iotaTo(n int) []int64 {
 		v[i] = int64(i)
 	}
 	return v
+}
+
+// labelIndex lists the distinct labels of a batch (labels) and, for each
+// item, the index of its label among them (of), so that label-only terms are
+// computed once per label.
+type labelIndex struct {
+	labels, of *torch.Tensor
+}
+
+func (b *builder) labelIndex(items []int64) labelIndex {
+	var labels, of []int64
+	seen := map[int64]int64{}
+	for _, w := range items {
+		k, ok := seen[w]
+		if !ok {
+			k = int64(len(labels))
+			seen[w] = k
+			labels = append(labels, w)
+		}
+		of = append(of, k)
+	}
+	return labelIndex{labels: b.ints(labels), of: b.ints(of)}
 }
 
 // Collate turns examples into a batch on the network's device; its tensors
@@ -284,9 +306,12 @@ func levels(msgs []msgSpec) []int {
 	return lv
 }
 
-// buildSchedule orders messages by level. With a depth limit (sync > 0)
-// and a level above it, it returns one block swept sync times instead: the
-// synchronous iterations, exact for any tree.
+// buildSchedule orders messages by level and keeps one of each set of
+// identical messages (same sender label, same incoming messages: the same
+// computation tree, so the same value in every sweep); every message's row is
+// its representative's. With a depth limit (sync > 0) and a level above it,
+// it returns one block swept sync times instead: the synchronous iterations,
+// exact for any tree.
 func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 	lv := levels(msgs)
 	order := make([]int, len(msgs))
@@ -294,28 +319,39 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return lv[a] - lv[b] })
-	s := schedule{rows: make([]int64, len(msgs)), iterations: 1, n: len(msgs)}
-	wid := make([]int64, len(msgs))
-	for pos, id := range order {
-		s.rows[id] = int64(pos + 1)
-		wid[pos] = msgs[id].wid
+	s := schedule{rows: make([]int64, len(msgs)), iterations: 1}
+	keys := newInterner()
+	var distinct []int // representative message of each row (row = index+1)
+	var wid []int64
+	for _, id := range order {
+		in := make([]int64, len(msgs[id].in))
+		for i, j := range msgs[id].in {
+			in[i] = s.rows[j]
+		}
+		k, fresh := keys.id([]int64{msgs[id].wid}, sorted(in))
+		if fresh {
+			distinct = append(distinct, id)
+			wid = append(wid, msgs[id].wid)
+		}
+		s.rows[id] = k + 1
 	}
-	s.wid = bd.ints(wid)
+	s.n = len(distinct)
+	s.senders = bd.labelIndex(wid)
 	maxLevel := 0
-	if len(order) > 0 {
-		maxLevel = lv[order[len(order)-1]]
+	if len(distinct) > 0 {
+		maxLevel = lv[distinct[len(distinct)-1]]
 	}
 	if sync > 0 && maxLevel > sync {
 		s.iterations = sync
-		s.blocks = []block{s.block(bd, msgs, order, 0, len(order))}
+		s.blocks = []block{s.block(bd, msgs, distinct, 0, len(distinct))}
 		return s
 	}
-	for lo := 0; lo < len(order); {
+	for lo := 0; lo < len(distinct); {
 		hi := lo
-		for hi < len(order) && lv[order[hi]] == lv[order[lo]] {
+		for hi < len(distinct) && lv[distinct[hi]] == lv[distinct[lo]] {
 			hi++
 		}
-		s.blocks = append(s.blocks, s.block(bd, msgs, order, lo, hi))
+		s.blocks = append(s.blocks, s.block(bd, msgs, distinct, lo, hi))
 		lo = hi
 	}
 	return s
@@ -411,7 +447,7 @@ func (b *Batch) collateDecoder(bd *builder, examples []Example) {
 		}
 	}
 	b.wordRow, b.wordMol, b.wordTarget = bd.ints(wordRow), bd.ints(wordMol), bd.ints(wordTarget)
-	b.stopWid, b.stopIn = bd.ints(stopWid), bd.agg(mapRows(stopIn, b.dec.rows), stopTo, len(stopWid))
+	b.stopLabels, b.stopIn = bd.labelIndex(stopWid), bd.agg(mapRows(stopIn, b.dec.rows), stopTo, len(stopWid))
 	b.stopMol, b.stopTarget = bd.ints(stopMol), bd.floats(stopTarget, int64(len(stopTarget)))
 	b.nWord, b.nStop = len(wordRow), len(stopWid)
 }

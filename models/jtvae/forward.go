@@ -5,6 +5,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
+	"github.com/tlbo-native/tlbo-native/torch/nn"
 )
 
 // sum returns the aggregated rows of src: the flat form of the authors'
@@ -12,38 +13,62 @@ import (
 // nothing).
 func (a agg) sum(src *torch.Tensor) *torch.Tensor { return src.EmbeddingBagSum(a.idx, a.offsets) }
 
+// gruPass is the GRU of a schedule: the gate inputs that depend only on
+// the sender's label are computed once per distinct label and gathered per
+// message (W_z, W_h split into their label and message halves).
+type gruPass struct {
+	g          *gru
+	wzH, whH   *torch.Tensor // message halves of W_z, W_h
+	xz, xr, xh *torch.Tensor // (messages, H): label halves with biases, W_r x
+	tanh       bool
+}
+
+func (g *gru) pass(s schedule, emb *nn.Embedding, tanh bool) gruPass {
+	x := emb.Forward(s.senders.labels)
+	h := x.Shape()[1]
+	gather := func(t *torch.Tensor) *torch.Tensor { return t.IndexSelect(0, s.senders.of) }
+	return gruPass{
+		g: g, wzH: g.Wz.Weight.Narrow(1, h, h), whH: g.Wh.Weight.Narrow(1, h, h), tanh: tanh,
+		xz: gather(torch.Linear(x, g.Wz.Weight.Narrow(1, 0, h), g.Wz.Bias)),
+		xr: gather(g.Wr.Forward(x)),
+		xh: gather(torch.Linear(x, g.Wh.Weight.Narrow(1, 0, h), g.Wh.Bias)),
+	}
+}
+
 // step is one GRU update of a block of messages (the authors' GraphGRU /
-// nnutils.GRU): x (k, H) the senders' embeddings, table the current
-// messages; tanh is the encoder's original squashing of the summed message.
-func (g *gru) step(x, table *torch.Tensor, b block, tanh bool) *torch.Tensor {
+// nnutils.GRU) from the current table; tanh is the encoder's original
+// squashing of the summed message.
+func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
+	rows := func(t *torch.Tensor) *torch.Tensor { return t.Narrow(0, b.start, b.count) }
 	hIn := table.IndexSelect(0, b.in.idx)
 	sumH := b.in.sum(table)
-	if tanh {
+	if p.tanh {
 		sumH = sumH.Tanh()
 	}
-	z := g.Wz.Forward(torch.Cat([]*torch.Tensor{x, sumH}, 1)).Sigmoid()
-	r := g.Wr.Forward(x).IndexSelect(0, b.to).Add(g.Ur.Forward(hIn)).Sigmoid()
+	z := rows(p.xz).Add(torch.Linear(sumH, p.wzH, nil)).Sigmoid()
+	r := rows(p.xr).IndexSelect(0, b.to).Add(p.g.Ur.Forward(hIn)).Sigmoid()
 	gated := r.Mul(hIn).EmbeddingBagSum(b.iota, b.in.offsets)
-	pre := g.Wh.Forward(torch.Cat([]*torch.Tensor{x, gated}, 1)).Tanh()
+	pre := rows(p.xh).Add(torch.Linear(gated, p.whH, nil)).Tanh()
 	return z.RSubScalar(1).Mul(sumH).Add(z.Mul(pre))
 }
 
 // run computes every message of a schedule and returns the table (row 0
-// zero, message i at row i+1); emb maps embedding indices to inputs.
-func (g *gru) run(s schedule, x *torch.Tensor, tanh bool) *torch.Tensor {
-	hidden := x.Shape()[1]
-	zero := x.NewZeros([]int64{1, hidden})
+// zero, distinct message i at row i+1).
+func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
+	p := g.pass(s, emb, tanh)
+	hidden := p.xz.Shape()[1]
+	zero := p.xz.NewZeros([]int64{1, hidden})
 	table := zero
 	if s.iterations > 1 { // synchronous sweeps over every message
-		table = torch.Cat([]*torch.Tensor{zero, x.NewZeros([]int64{int64(s.n), hidden})}, 0)
+		table = torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
 		for range s.iterations {
-			table = torch.Cat([]*torch.Tensor{zero, g.step(x, table, s.blocks[0], tanh)}, 0)
+			table = torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
 		}
 		return table
 	}
 	parts := []*torch.Tensor{zero}
 	for _, b := range s.blocks {
-		parts = append(parts, g.step(x.Narrow(0, b.start, b.count), table, b, tanh))
+		parts = append(parts, p.step(table, b))
 		table = torch.Cat(parts, 0)
 	}
 	return table
@@ -52,7 +77,7 @@ func (g *gru) run(s schedule, x *torch.Tensor, tanh bool) *torch.Tensor {
 // encodeTree returns the tree vectors (B, H) and the message table.
 func (m *Model) encodeTree(b *Batch) (vecs, table *torch.Tensor) {
 	e := m.enc
-	table = e.gru.run(b.tree, e.emb.Forward(b.tree.wid), m.cfg.EncoderGRUTanh)
+	table = e.gru.run(b.tree, e.emb, m.cfg.EncoderGRUTanh)
 	root := e.emb.Forward(b.rootWid)
 	in := b.rootIn.sum(table)
 	return e.output.Forward(torch.Cat([]*torch.Tensor{root, in}, 1)), table
@@ -108,7 +133,7 @@ func (m *Model) Losses(z *torch.Tensor, b *Batch) Losses {
 // label cross-entropy and stop/expand BCE, both summed and divided by B.
 func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Tensor) {
 	d := m.dec
-	table := d.gru.run(b.dec, d.emb.Forward(b.dec.wid), false)
+	table := d.gru.run(b.dec, d.emb, false)
 	n := float64(b.n)
 
 	hid := table.IndexSelect(0, b.wordRow)
@@ -116,9 +141,11 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Te
 	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{hid, ctx}, 1)).Relu())
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
 
-	x := d.emb.Forward(b.stopWid)
+	// U_i [x, o]: the label half once per distinct label
+	hidden := table.Shape()[1]
+	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias)
 	o := b.stopIn.sum(table)
-	h := d.Ui.Forward(torch.Cat([]*torch.Tensor{x, o}, 1))
+	h := x.IndexSelect(0, b.stopLabels.of).Add(torch.Linear(o, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
 	if d.stopReLU {
 		h = h.Relu()
 	}
