@@ -114,9 +114,10 @@ func (b *Batch) Len() int { return b.n }
 
 // builder collects host arrays and makes tensors owned by a scope.
 type builder struct {
-	sc  *torch.Scope
-	dev torch.Device
-	err error
+	sc        *torch.Scope
+	dev       torch.Device
+	err       error
+	sweepOnly bool // tests: the tree encoder's synchronous sweeps at any depth
 }
 
 func (b *builder) ints(v []int64, shape ...int64) *torch.Tensor {
@@ -199,6 +200,10 @@ func (m *Model) Collate(sc *torch.Scope, examples []Example) (models.Batch, erro
 }
 
 func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) (*Batch, error) {
+	return collateWith(&builder{sc: sc, dev: dev}, cfg, examples)
+}
+
+func collateWith(bd *builder, cfg Config, examples []Example) (*Batch, error) {
 	if len(examples) == 0 {
 		return nil, fmt.Errorf("jtvae batch: no examples")
 	}
@@ -207,7 +212,6 @@ func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) 
 			return nil, fmt.Errorf("jtvae batch: example %d: %w", i, err)
 		}
 	}
-	bd := &builder{sc: sc, dev: dev}
 	out := &Batch{n: len(examples)}
 	encIDs := out.collateTree(bd, cfg, examples)
 	out.graph = collateGraphs(bd, graphsOf(examples), AtomFeatures, BondFeatures, cfg.DepthG, nil)
@@ -269,7 +273,11 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 			rootTo = append(rootTo, int64(i))
 		}
 	}
-	b.tree = buildSchedule(bd, msgs, cfg.DepthT)
+	sync := cfg.DepthT
+	if bd.sweepOnly {
+		sync = -cfg.DepthT
+	}
+	b.tree = buildSchedule(bd, msgs, sync)
 	b.rootWid = bd.ints(rootWid)
 	b.rootIn = bd.agg(mapRows(rootIn, b.tree.rows), rootTo, len(examples))
 	return all
@@ -310,7 +318,8 @@ func levels(msgs []msgSpec) []int {
 // identical messages (same sender label, same incoming messages: the same
 // computation tree, so the same value in every sweep); every message's row is
 // its representative's. With a depth limit (sync > 0) and a level above it,
-// it returns one block swept sync times instead: the synchronous iterations,
+// it returns one block swept sync times instead (-sync times for sync < 0):
+// the synchronous iterations,
 // exact for any tree.
 func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 	lv := levels(msgs)
@@ -341,8 +350,8 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 	if len(distinct) > 0 {
 		maxLevel = lv[distinct[len(distinct)-1]]
 	}
-	if sync > 0 && maxLevel > sync {
-		s.iterations = sync
+	if sync < 0 || (sync > 0 && maxLevel > sync) {
+		s.iterations = max(sync, -sync)
 		s.blocks = []block{s.block(bd, msgs, distinct, 0, len(distinct))}
 		return s
 	}

@@ -1,0 +1,192 @@
+package jtvae
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// randomTree returns a random tree of n nodes (each node linked to an
+// earlier one, neighbours shuffled) with labels below vocab, a one-atom
+// graph and no assembly.
+func randomTree(rng *rand.Rand, n, vocab int) Example {
+	t := Tree{Labels: make([]int64, n), Neighbors: make([][]int32, n)}
+	for x := range n {
+		t.Labels[x] = int64(rng.IntN(vocab))
+		if x > 0 {
+			p := int32(rng.IntN(x))
+			t.Neighbors[x] = append(t.Neighbors[x], p)
+			t.Neighbors[p] = append(t.Neighbors[p], int32(x))
+		}
+	}
+	for _, nb := range t.Neighbors {
+		rng.Shuffle(len(nb), func(i, j int) { nb[i], nb[j] = nb[j], nb[i] })
+	}
+	atoms := make([]float32, AtomFeatures)
+	atoms[0] = 1
+	return Example{Tree: t, Graph: Graph{Atoms: atoms}}
+}
+
+// longestPath is the number of edges of the tree's longest path.
+func longestPath(t Tree) int {
+	far := func(from int32) (int32, int) {
+		dist := map[int32]int{from: 0}
+		stack, best, at := []int32{from}, 0, from
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, y := range t.Neighbors[x] {
+				if _, ok := dist[y]; !ok {
+					dist[y] = dist[x] + 1
+					if dist[y] > best {
+						best, at = dist[y], y
+					}
+					stack = append(stack, y)
+				}
+			}
+		}
+		return at, best
+	}
+	end, _ := far(0)
+	_, d := far(end)
+	return d
+}
+
+// TestLevelScheduleIsSynchronous: computing each tree message once in
+// dependency order gives depthT synchronous sweeps exactly when the longest
+// path has at most depthT edges (then the message levels are at most
+// depthT); deeper trees fall back to the sweeps.
+func TestLevelScheduleIsSynchronous(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := torch.ManualSeed(3); err != nil {
+		t.Fatal(err)
+	}
+	const depth = 6
+	m, err := New(Config{VocabSize: 7, Hidden: 16, Latent: 4, LatentTree: 2, DepthT: depth, DepthG: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var shallow, deep int
+	for trial := range 40 {
+		ex := []Example{randomTree(rng, 1+rng.IntN(14), 7), randomTree(rng, 1+rng.IntN(14), 7)}
+		path := max(longestPath(ex[0].Tree), longestPath(ex[1].Tree))
+		sc := torch.NewScope()
+		levels, err := collate(sc, torch.CPU, m.cfg, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweeps, err := collateWith(&builder{sc: sc, dev: torch.CPU, sweepOnly: true}, m.cfg, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(levels.tree.blocks); levels.tree.iterations == 1 && got != path {
+			t.Errorf("trial %d: %d levels for a longest path of %d edges", trial, got, path)
+		}
+		if (levels.tree.iterations > 1) != (path > depth) {
+			t.Errorf("trial %d: longest path %d, sweeps %v", trial, path, levels.tree.iterations > 1)
+		}
+		torch.NoGrad(func() {
+			a, _ := m.encodeTree(levels)
+			b, _ := m.encodeTree(sweeps)
+			if err := closeTo(values(t, a), values(t, b), 1e-5); err != nil {
+				t.Errorf("trial %d (longest path %d): level schedule vs sweeps: %v", trial, path, err)
+			}
+		})
+		if path > depth {
+			deep++
+		} else {
+			shallow++
+		}
+		sc.Close()
+	}
+	if shallow < 5 || deep < 5 {
+		t.Errorf("%d shallow and %d deep batches: the test needs both", shallow, deep)
+	}
+}
+
+// TestEncoderDepthMatters guards the depth-3 fixture: it must exercise trees
+// that 3 sweeps do not reach through.
+func TestEncoderDepthMatters(t *testing.T) {
+	f := readFixture(t, fixtureDir+"parity.npz")
+	if err := closeTo(f.floats(t, "mean_depth3"), f.floats(t, "mean"), 1e-4); err == nil {
+		t.Error("the fixture's means at depth 3 and 20 agree: no tree is deeper than 3")
+	}
+}
+
+func TestCollateBadInput(t *testing.T) {
+	f := readFixture(t, fixtureDir+"parity.npz")
+	cfg := Config{VocabSize: 780, Hidden: 8, Latent: 4, LatentTree: 2, DepthT: 3, DepthG: 2}
+	for _, c := range []struct {
+		name, want string
+		edit       func(e *Example)
+	}{
+		{"label", "outside the vocabulary", func(e *Example) { e.Tree.Labels[0] = 780 }},
+		{"one-way edge", "not a node linked back", func(e *Example) { e.Tree.Neighbors[1] = nil }},
+		{"cycle", "do not make a tree", func(e *Example) {
+			e.Tree.Labels = append(e.Tree.Labels, 1)
+			e.Tree.Neighbors = append(e.Tree.Neighbors, nil)
+		}},
+		{"atoms", "atom feature values", func(e *Example) { e.Graph.Atoms = e.Graph.Atoms[:5] }},
+		{"bond", "joins atoms", func(e *Example) { e.Graph.Bonds[0] = [2]int32{0, 999} }},
+		{"bond features", "bond feature values", func(e *Example) { e.Graph.BondFeatures = nil }},
+		{"group label", "label", func(e *Example) { e.Assembly[0].Label = 99 }},
+		{"injection", "injection", func(e *Example) {
+			c := &e.Assembly[0].Candidates[0]
+			c.Injections = append(c.Injections, [3]int32{0, 0, 0})
+		}},
+	} {
+		ex := f.examples(t)
+		c.edit(&ex[0])
+		sc := torch.NewScope()
+		_, err := collate(sc, torch.CPU, cfg, ex)
+		sc.Close()
+		if err == nil || !strings.Contains(err.Error(), "example 0") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming example 0 and %q", c.name, err, c.want)
+		}
+	}
+	sc := torch.NewScope()
+	defer sc.Close()
+	if _, err := collate(sc, torch.CPU, cfg, nil); err == nil {
+		t.Error("empty batch: no error")
+	}
+}
+
+// TestTrainerSteps: the shared trainer (T-LBO's ELBO: soft triplet loss on
+// the sampled z) runs on JT-VAE batches and lowers the loss on a fixed batch.
+func TestTrainerSteps(t *testing.T) {
+	f := readFixture(t, fixtureDir+"parity.npz")
+	ex := f.examples(t)
+	m := parityModel(t, f, true, 20)
+	elbo, err := models.ParseELBO("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := models.NewTrainer[Example](m, models.TrainOptions{ELBO: elbo, Beta: models.FixedBeta(1e-3), LR: 1e-3,
+		BatchSize: len(ex), GradClip: models.DefaultGradClip, Device: torch.CPU, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if err := tr.SetLabelRange(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	y := []float64{0.1, 0.9, 0.4, 0.5, 0.05, 0.7}
+	var first, last models.Losses
+	for step := range 15 {
+		l, err := tr.TrainBatch(ex, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step == 0 {
+			first = l
+		}
+		last = l
+	}
+	if !(last.Rec < 0.95*first.Rec) {
+		t.Errorf("reconstruction loss %.4g after 15 steps, first %.4g", last.Rec, first.Rec)
+	}
+}
