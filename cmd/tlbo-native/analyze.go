@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"gonum.org/v1/gonum/mat"
@@ -102,6 +103,10 @@ func gpLogLikAction(c *cli.Context) error {
 		o.Splits, 100*o.TestFraction, o.Inducing, kern, approx, o.Seed))
 	var results []analysis.GPResult
 	for _, s := range sets {
+		start := time.Now()
+		o.Progress = func(split int, ll, rmse float64) {
+			fmt.Fprintf(os.Stderr, "%s: split %d/%d loglik %.4f rmse %.4g (%.0f s)\n", s.name, split, o.Splits, ll, rmse, time.Since(start).Seconds())
+		}
 		r, err := analysis.GPLogLik(s.z, s.y, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)

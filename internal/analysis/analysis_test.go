@@ -179,9 +179,13 @@ func TestBadInput(t *testing.T) {
 func TestReports(t *testing.T) {
 	dir := t.TempDir()
 	z, y := smooth(60, 0.1, 2)
-	g, err := GPLogLik(z, y, GPOptions{Splits: 3, Seed: 1})
+	var told []int
+	g, err := GPLogLik(z, y, GPOptions{Splits: 3, Seed: 1, Progress: func(s int, _, _ float64) { told = append(told, s) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(told, []int{1, 2, 3}) {
+		t.Errorf("progress told splits %v, want 1, 2, 3", told)
 	}
 	d, err := LatentDistances(z, y, DistanceOptions{Bins: 10})
 	if err != nil {

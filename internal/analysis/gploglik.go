@@ -26,6 +26,8 @@ type GPOptions struct {
 	MaxIter       int
 	// Seed determines the splits and the k-means initialisations.
 	Seed uint64
+	// Progress, when set, is told each split's result (split from 1).
+	Progress func(split int, logLik, rmse float64)
 }
 
 func (o GPOptions) withDefaults() GPOptions {
@@ -88,6 +90,9 @@ func GPLogLik(z *mat.Dense, y []float64, o GPOptions) (GPResult, error) {
 		}
 		res.LogLik = append(res.LogLik, ll)
 		res.RMSE = append(res.RMSE, rmse)
+		if o.Progress != nil {
+			o.Progress(s+1, ll, rmse)
+		}
 	}
 	res.Mean, res.Std = stat.PopMeanStdDev(res.LogLik, nil)
 	return res, nil
