@@ -64,6 +64,11 @@
 //     metric, beta), per query the GP fit (log marginal likelihood, noise,
 //     output scale, length-scale range, points, iterations) and the
 //     incumbent (the best score so far).
+//   - Retraining (the model's, not the loop's): the task models keep one
+//     trainer whose target-prediction head persists across retrainings
+//     while Adam restarts, as the authors' loop keeps its Lightning module;
+//     the head learns the raw scores and the metric losses see scores
+//     min-max normalised over the training set, as in the authors' models.
 //   - The sparse GP trains on the Titsias bound by default, as the paper
 //     says; GPObjective "fitc" trains with the FITC marginal likelihood, as
 //     the authors' pinned GPyTorch did (DESIGN.md section 11).
