@@ -663,3 +663,33 @@ func TestFITCObjective(t *testing.T) {
 		t.Errorf("gp-objective dtc: %v, want an error naming gp-objective", err)
 	}
 }
+
+// TestRandomSearchResume: a random-search run crashed in its second
+// version resumes to the queries of an uninterrupted one (the box is
+// rebuilt from the version's data and its journaled queries).
+func TestRandomSearchResume(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Strategy = bo.StrategyRandom
+	want, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p, _ := newToy(t)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the run did not crash")
+			}
+		}()
+		runToy(t, cfg, dir, false, &crashTask{Task: p.Task(), at: 5 + 10 + 5 + 4}, nil)
+	}()
+	got, err := runToy(t, cfg, dir, true, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Resumed <= 10 || got.Resumed >= 20 {
+		t.Errorf("%d queries resumed, want some of version 1's", got.Resumed)
+	}
+	sameQueries(t, got.Queries, want.Queries)
+}
