@@ -97,6 +97,7 @@ func moleculeCommand() *cli.Command {
 			ArgsUsage: "SMILES... (none: one per line on stdin)",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "candidates", Usage: "add each cluster's attachment candidates"},
+				&cli.IntFlag{Name: "workers", Usage: "goroutines, one molecule each (0: all CPUs)"},
 				rdkitLogFlag,
 			},
 			Action: func(c *cli.Context) error {
@@ -107,10 +108,10 @@ func moleculeCommand() *cli.Command {
 				}
 				enc := json.NewEncoder(os.Stdout)
 				failed := 0
-				for _, s := range in {
-					t, err := molecule.Tree(s, c.Bool("candidates"))
-					if err != nil {
-						fmt.Fprintf(os.Stderr, "%s: %v\n", s, err)
+				trees, errs := molecule.Trees(in, c.Bool("candidates"), c.Int("workers"), nil)
+				for i, t := range trees {
+					if errs[i] != nil {
+						fmt.Fprintf(os.Stderr, "%s: %v\n", in[i], errs[i])
 						failed++
 						continue
 					}

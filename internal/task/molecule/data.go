@@ -169,11 +169,19 @@ func readSmilesFile(path string) ([]string, error) {
 
 // processAll handles every molecule on o.Workers goroutines, one molecule per task.
 func processAll(smiles []string, split []int, o BuildOptions) []result {
-	workers := o.Workers
+	res := make([]result, len(smiles))
+	parallel(len(smiles), o.Workers, o.Progress, func(i int) {
+		res[i] = processOne(i, smiles[i], splitNames[split[i]], o.Candidates)
+	})
+	return res
+}
+
+// parallel runs f(0..n-1) on workers goroutines (0: all CPUs), one index per
+// task, reporting progress every 500 items and at the end.
+func parallel(n, workers int, progress func(done, total int), f func(i int)) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	res := make([]result, len(smiles))
 	jobs := make(chan int, 256)
 	done := make(chan struct{}, 256)
 	var wg sync.WaitGroup
@@ -182,27 +190,26 @@ func processAll(smiles []string, split []int, o BuildOptions) []result {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				res[i] = processOne(i, smiles[i], splitNames[split[i]], o.Candidates)
+				f(i)
 				done <- struct{}{}
 			}
 		}()
 	}
 	go func() {
-		for i := range smiles {
+		for i := 0; i < n; i++ {
 			jobs <- i
 		}
 		close(jobs)
 		wg.Wait()
 		close(done)
 	}()
-	n := 0
+	k := 0
 	for range done {
-		n++
-		if o.Progress != nil && (n%500 == 0 || n == len(smiles)) {
-			o.Progress(n, len(smiles))
+		k++
+		if progress != nil && (k%500 == 0 || k == n) {
+			progress(k, n)
 		}
 	}
-	return res
 }
 
 // processOne canonicalises, scores and decomposes one molecule.

@@ -55,3 +55,13 @@ func Tree(smiles string, candidates bool) (*TreeJSON, error) {
 	}
 	return out, nil
 }
+
+// Trees decomposes many molecules on workers goroutines (0: all CPUs), one
+// molecule per task; trees[i] is nil where errs[i] is set.
+func Trees(smiles []string, candidates bool, workers int, progress func(done, total int)) (trees []*TreeJSON, errs []error) {
+	trees, errs = make([]*TreeJSON, len(smiles)), make([]error, len(smiles))
+	parallel(len(smiles), workers, progress, func(i int) {
+		trees[i], errs[i] = Tree(smiles[i], candidates)
+	})
+	return trees, errs
+}
