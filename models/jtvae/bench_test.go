@@ -42,9 +42,9 @@ func trainStep(m *Model, opt *optim.Adam, ex []Example) (stepTimes, error) {
 	logStd := torch.Cat([]*torch.Tensor{m.tVar.Forward(tree), m.gVar.Forward(graph)}, 1).Abs().MulScalar(-0.5)
 	z := models.Reparameterize(mu, logStd)
 	lt := int64(m.cfg.LatentTree)
-	word, topo := m.decoderLoss(z.Narrow(1, 0, lt), b)
+	word, topo, _, _ := m.decoderLoss(z.Narrow(1, 0, lt), b)
 	t0 = lap(t0, &st.decoder)
-	assm := m.assemblyLoss(z.Narrow(1, lt, int64(m.cfg.LatentGraph())), b)
+	assm, _ := m.assemblyLoss(z.Narrow(1, lt, int64(m.cfg.LatentGraph())), b)
 	t0 = lap(t0, &st.assembly)
 	total := word.Add(topo).Add(assm).Add(models.KL(mu, logStd).MulScalar(1e-3))
 	if err := total.Backward(); err != nil {

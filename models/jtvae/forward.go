@@ -101,11 +101,12 @@ func (m *Model) EncodeParams(mb models.Batch) (mu, logStd *torch.Tensor) {
 }
 
 // Losses are the reconstruction terms of a batch (sums over the batch
-// divided by its size, as the authors) and the accuracies.
+// divided by its size, as the authors) and the accuracies (detached scalars:
+// labels predicted right, stop/expand decisions right, groups whose true
+// candidate scores highest).
 type Losses struct {
-	Word, Topo, Assm *torch.Tensor
-	// Accuracies are filled by Accuracies.
-	WordAcc, TopoAcc, AssmAcc float64
+	Word, Topo, Assm          *torch.Tensor
+	WordAcc, TopoAcc, AssmAcc *torch.Tensor
 }
 
 // ReconstructionLoss is word + topology + assembly loss for latent samples z
@@ -125,13 +126,20 @@ func (m *Model) Losses(z *torch.Tensor, b *Batch) Losses {
 	lt := int64(m.cfg.LatentTree)
 	zTree := z.Narrow(1, 0, lt)
 	zGraph := z.Narrow(1, lt, int64(m.cfg.LatentGraph()))
-	word, topo := m.decoderLoss(zTree, b)
-	return Losses{Word: word, Topo: topo, Assm: m.assemblyLoss(zGraph, b)}
+	var l Losses
+	l.Word, l.Topo, l.WordAcc, l.TopoAcc = m.decoderLoss(zTree, b)
+	l.Assm, l.AssmAcc = m.assemblyLoss(zGraph, b)
+	return l
+}
+
+// fractionTrue is the share of true elements of a boolean tensor, detached.
+func fractionTrue(t *torch.Tensor) *torch.Tensor {
+	return t.Detach().ToDType(torch.Float32).Mean()
 }
 
 // decoderLoss is the authors' JTNNDecoder.forward: teacher-forced messages,
 // label cross-entropy and stop/expand BCE, both summed and divided by B.
-func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Tensor) {
+func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo, wordAcc, topoAcc *torch.Tensor) {
 	d := m.dec
 	table := d.gru.run(b.dec, d.emb, false)
 	n := float64(b.n)
@@ -140,6 +148,7 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Te
 	ctx := zTree.IndexSelect(0, b.wordMol)
 	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{hid, ctx}, 1)).Relu())
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
+	wordAcc = fractionTrue(scores.ArgMax(1, false).Eq(b.wordTarget))
 
 	// U_i [x, o]: the label half once per distinct label
 	hidden := table.Shape()[1]
@@ -152,15 +161,16 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo *torch.Te
 	ctx = zTree.IndexSelect(0, b.stopMol)
 	stop := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Squeeze(1)
 	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
-	return word, topo
+	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
+	return word, topo, wordAcc, topoAcc
 }
 
 // assemblyLoss is the authors' JTNNVAE.assm: candidate vectors from the JTMPN
 // scored against the graph latent, cross-entropy over each group's
 // candidates, summed and divided by B.
-func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) *torch.Tensor {
+func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) (loss, acc *torch.Tensor) {
 	if b.nGroups == 0 {
-		return nil
+		return nil, nil
 	}
 	if b.treeMess == nil {
 		_, b.treeMess = m.encodeTree(b)
@@ -175,5 +185,7 @@ func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) *torch.Tensor {
 	scores := cand.Mul(mol).SumDims([]int64{1}, false)
 	padded := torch.Cat([]*torch.Tensor{scores, scores.NewZeros([]int64{1}).AddScalar(math.Inf(-1))}, 0)
 	logits := padded.IndexSelect(0, b.groupIdx.Flatten(0, -1)).View(b.groupIdx.Shape()...)
-	return torch.CrossEntropyLoss(logits, b.groupLabel, torch.ReduceSum).DivScalar(float64(b.n))
+	maxScore, _ := logits.MaxDim(1, false)
+	best := logits.Gather(1, b.groupLabel.Unsqueeze(1)).Squeeze(1).Ge(maxScore)
+	return torch.CrossEntropyLoss(logits, b.groupLabel, torch.ReduceSum).DivScalar(float64(b.n)), fractionTrue(best)
 }

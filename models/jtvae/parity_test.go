@@ -123,7 +123,8 @@ func TestLossParity(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			got  *torch.Tensor
-		}{{"word", l.Word}, {"topo", l.Topo}, {"assm", l.Assm}, {"kl", kl}, {"total", total}} {
+		}{{"word", l.Word}, {"topo", l.Topo}, {"assm", l.Assm}, {"kl", kl}, {"total", total},
+			{"word_acc", l.WordAcc}, {"topo_acc", l.TopoAcc}, {"assm_acc", l.AssmAcc}} {
 			t.Logf("%s %s: %.10g (authors %.10g)", tag, c.name, values(t, c.got)[0], f.scalar(t, tag+"_"+c.name))
 			if err := closeTo(values(t, c.got), []float64{f.scalar(t, tag+"_"+c.name)}, 1e-4); err != nil {
 				t.Errorf("%s %s: %v", tag, c.name, err)

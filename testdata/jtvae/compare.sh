@@ -13,9 +13,12 @@ cd "$here/../.."
 go test -c -o /tmp/jtvae_bench.test ./models/jtvae
 ref=""; ours=""
 for r in $(seq "$rounds"); do
-	ms=$(/usr/bin/python3 "$here/make_fixture.py" "$checkout" --bench 2 | tee /dev/stderr | awk '/^ref_step_ms/ {print $2}')
+	/usr/bin/python3 "$here/make_fixture.py" "$checkout" --bench 2 >/tmp/jtvae_ref.out
+	cat /tmp/jtvae_ref.out >&2
+	ms=$(awk '/^ref_step_ms/ {print $2}' /tmp/jtvae_ref.out)
 	ref="$ref $ms"
-	(cd models/jtvae && /tmp/jtvae_bench.test -test.run XXX -test.bench TrainStep -test.benchtime 3x) | tee /dev/stderr >/tmp/jtvae_bench.out
+	(cd models/jtvae && /tmp/jtvae_bench.test -test.run XXX -test.bench TrainStep -test.benchtime 3x) >/tmp/jtvae_bench.out
+	cat /tmp/jtvae_bench.out >&2
 	ns=$(awk '/^BenchmarkTrainStep/ {print $3}' /tmp/jtvae_bench.out)
 	ours="$ours $(echo "$ns" | awk '{printf "%.1f", $1/1e6}')"
 	echo "round $r: reference $ms ms, ours $(echo "$ns" | awk '{printf "%.1f", $1/1e6}') ms" >&2
