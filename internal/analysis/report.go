@@ -182,7 +182,7 @@ func gpPlot(names []string, results []GPResult) (*plot.Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analysis: plot: %w", err)
 	}
-	bars.Width = vg.Points(8)
+	bars.CapWidth, bars.LineStyle.Width = vg.Points(10), vg.Points(1.5)
 	sm, err := plotter.NewScatter(means)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: plot: %w", err)
@@ -196,6 +196,7 @@ func gpPlot(names []string, results []GPResult) (*plot.Plot, error) {
 	p.Add(bars, sm, ss)
 	p.Legend.Add("mean ± std", sm)
 	p.Legend.Add("splits", ss)
+	p.Legend.Top, p.Legend.Left = true, false
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(results))-0.5
 	return p, nil
