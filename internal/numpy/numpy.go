@@ -8,6 +8,8 @@ package numpy
 
 import (
 	"archive/zip"
+	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sbinet/npyio/npy"
 )
@@ -101,9 +104,12 @@ func writeArray(w io.Writer, a Array) error {
 		return err
 	}
 	var err error
-	if a.Len() == 0 && len(a.Shape) > 1 {
+	switch strs, isStrings := a.Data.([]string); {
+	case isStrings:
+		err = writeStrings(w, a.Shape, strs) // npyio sizes strings in bytes, not characters
+	case a.Len() == 0 && len(a.Shape) > 1:
 		err = writeEmpty(w, a) // npyio derives the shape from a Go array type, which loses it when empty
-	} else {
+	default:
 		err = npy.Write(w, shaped(reflect.ValueOf(a.Data), a.Shape).Interface())
 	}
 	if err != nil {
@@ -116,23 +122,56 @@ func writeArray(w io.Writer, a Array) error {
 var emptyDescr = map[reflect.Type]string{
 	reflect.TypeFor[float32](): "<f4", reflect.TypeFor[float64](): "<f8", reflect.TypeFor[int64](): "<i8",
 	reflect.TypeFor[int32](): "<i4", reflect.TypeFor[uint8](): "|u1", reflect.TypeFor[bool](): "|b1",
-	reflect.TypeFor[string](): "<U1",
 }
 
-// writeEmpty writes the header of an array without elements, padded as
-// numpy pads it (to a multiple of 64 bytes with the preamble).
+// writeEmpty writes an array without elements: its header only.
 func writeEmpty(w io.Writer, a Array) error {
 	descr, ok := emptyDescr[reflect.TypeOf(a.Data).Elem()]
 	if !ok {
 		return fmt.Errorf("unsupported element type %T", a.Data)
 	}
-	dims := make([]string, len(a.Shape))
-	for i, s := range a.Shape {
+	return writeHeader(w, descr, a.Shape)
+}
+
+// writeStrings writes strings as numpy's "<U<n>": n UTF-32LE code points
+// each, NUL-padded, n the longest string's length in characters.
+func writeStrings(w io.Writer, shape []int, strs []string) error {
+	width := 1
+	for _, s := range strs {
+		width = max(width, utf8.RuneCountInString(s))
+	}
+	if err := writeHeader(w, fmt.Sprintf("<U%d", width), shape); err != nil {
+		return err
+	}
+	buf := make([]byte, 4*width)
+	bw := bufio.NewWriter(w)
+	for _, s := range strs {
+		clear(buf)
+		k := 0
+		for _, r := range s {
+			binary.LittleEndian.PutUint32(buf[4*k:], uint32(r))
+			k++
+		}
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// writeHeader writes the preamble and header of a C-ordered .npy array,
+// padded as numpy pads it (to a multiple of 64 bytes with the preamble).
+func writeHeader(w io.Writer, descr string, shape []int) error {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
 		dims[i] = strconv.Itoa(s)
 	}
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, strings.Join(dims, ", "))
-	pad := 64 - (10+len(hdr)+1)%64
-	hdr += strings.Repeat(" ", pad%64) + "\n"
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, tuple)
+	hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
 	pre := []byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, byte(len(hdr)), byte(len(hdr) >> 8)}
 	_, err := w.Write(append(pre, hdr...))
 	return err

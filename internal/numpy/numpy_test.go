@@ -56,3 +56,26 @@ func TestBadInput(t *testing.T) {
 		t.Fatal("missing file accepted")
 	}
 }
+
+// TestRoundTripEdgeCases covers what npyio's writer got wrong: empty arrays
+// of rank 2 (written with shape (0,)) and non-ASCII strings (sized in bytes).
+func TestRoundTripEdgeCases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.npz")
+	in := []Array{
+		{Name: "empty", Shape: []int{0, 3}, Data: []float64{}},
+		{Name: "text", Shape: []int{3}, Data: []string{"é∑ x", "", "sin(x)"}},
+		{Name: "scalar", Shape: []int{}, Data: []string{"ü"}},
+	}
+	if err := WriteNPZ(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadNPZ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		if !reflect.DeepEqual(in[i].Shape, out[i].Shape) || !reflect.DeepEqual(in[i].Data, out[i].Data) {
+			t.Errorf("%s: wrote %v %q, read %v %q", in[i].Name, in[i].Shape, in[i].Data, out[i].Shape, out[i].Data)
+		}
+	}
+}
