@@ -2,8 +2,9 @@ package jtvae
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -75,13 +76,17 @@ func (in *interner) id(parts ...[]int64) (int64, bool) {
 	return id, true
 }
 
-// featureKey turns a feature row into key parts (exact bit patterns).
-func featureKey(row []float32) []int64 {
-	k := make([]int64, len(row))
-	for i, v := range row {
-		k[i] = int64(math.Float32bits(v))
+// rowIDs numbers distinct feature rows by their exact bit patterns.
+type rowIDs map[string]int64
+
+func (r rowIDs) id(row []float32) int64 {
+	key := unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(row))), 4*len(row))
+	if id, ok := r[key]; ok {
+		return id
 	}
-	return k
+	id := int64(len(r))
+	r[strings.Clone(key)] = id
+	return id
 }
 
 func sorted(v []int64) []int64 {
@@ -99,8 +104,10 @@ type dirBond struct {
 
 // graphHost is a batch of graphs before interning.
 type graphHost struct {
-	atomKey  [][]int64 // per atom: its feature key
-	bondKey  [][]int64 // per directed bond: [source atom features, bond features]
+	atomRow  [][]float32 // per atom: its features
+	atomKey  []int64     // per atom: the number of its feature row
+	bondRow  [][]float32 // per directed bond: its bond features
+	bondKey  [][]int64   // per directed bond: source atom and bond feature numbers
 	bonds    []dirBond
 	into     [][]int64 // per atom: directed bonds into it
 	treeInto [][]int64 // per atom: tree rows injected into it
@@ -111,26 +118,31 @@ type graphHost struct {
 // order (each bond as begin -> end, then end -> begin).
 func flatten(gs []Graph, fa, fb int, inj []injection) graphHost {
 	var h graphHost
+	atomRows, bondRows := rowIDs{}, rowIDs{}
 	first := make([]int, len(gs))
 	for g, gr := range gs {
-		base := len(h.atomKey)
+		base := len(h.atomRow)
 		first[g] = base
 		n := len(gr.Atoms) / fa
 		var atoms []int64
 		for a := range n {
-			h.atomKey = append(h.atomKey, featureKey(gr.Atoms[a*fa:(a+1)*fa]))
+			row := gr.Atoms[a*fa : (a+1)*fa]
+			h.atomRow = append(h.atomRow, row)
+			h.atomKey = append(h.atomKey, atomRows.id(row))
 			h.into = append(h.into, nil)
 			h.treeInto = append(h.treeInto, nil)
 			atoms = append(atoms, int64(base+a))
 		}
 		h.atomsOf = append(h.atomsOf, atoms)
 		for k, bond := range gr.Bonds {
-			feat := featureKey(gr.BondFeatures[k*fb : (k+1)*fb])
+			feat := gr.BondFeatures[k*fb : (k+1)*fb]
+			featKey := bondRows.id(feat)
 			for _, dir := range [2][2]int32{{bond[0], bond[1]}, {bond[1], bond[0]}} {
 				src, dst := base+int(dir[0]), base+int(dir[1])
 				h.into[dst] = append(h.into[dst], int64(len(h.bonds)))
 				h.bonds = append(h.bonds, dirBond{src: src, dst: dst})
-				h.bondKey = append(h.bondKey, append(slices.Clone(h.atomKey[src]), feat...))
+				h.bondRow = append(h.bondRow, feat)
+				h.bondKey = append(h.bondKey, []int64{h.atomKey[src], featKey})
 			}
 		}
 	}
@@ -162,9 +174,8 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 	for d := range h.bonds {
 		id, fresh := in0.id(h.bondKey[d])
 		if fresh {
-			for _, v := range h.bondKey[d] {
-				inputs = append(inputs, math.Float32frombits(uint32(v)))
-			}
+			inputs = append(inputs, h.atomRow[h.bonds[d].src]...)
+			inputs = append(inputs, h.bondRow[d]...)
 		}
 		key[d] = id
 	}
@@ -203,19 +214,17 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 	ia := newInterner()
 	var atoms []float32
 	var inFrom, inTo, treeFrom, treeTo []int64
-	atomID := make([]int64, len(h.atomKey))
-	for a := range h.atomKey {
+	atomID := make([]int64, len(h.atomRow))
+	for a := range h.atomRow {
 		msgs := make([]int64, len(h.into[a]))
 		for i, d := range h.into[a] {
 			msgs[i] = key[d]
 		}
 		msgs = sorted(msgs)
 		tree := sorted(h.treeInto[a])
-		id, fresh := ia.id(h.atomKey[a], msgs, tree)
+		id, fresh := ia.id(h.atomKey[a:a+1], msgs, tree)
 		if fresh {
-			for _, v := range h.atomKey[a] {
-				atoms = append(atoms, math.Float32frombits(uint32(v)))
-			}
+			atoms = append(atoms, h.atomRow[a]...)
 			for _, m := range msgs {
 				inFrom, inTo = append(inFrom, m), append(inTo, id)
 			}
