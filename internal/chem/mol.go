@@ -111,26 +111,19 @@ func New() (*Mol, error) {
 
 // Copy returns a deep copy.
 func (m *Mol) Copy() (*Mol, error) {
-	if m.p == nil {
-		return nil, errClosed
-	}
-	var p *C.tlbo_mol
-	var msg *C.char
-	if err := takeError(C.tlbo_chem_copy(m.p, &p, &msg), msg, "copy"); err != nil {
-		return nil, err
-	}
-	return wrap(p), nil
+	return m.derive("copy", func(out **C.tlbo_mol, msg **C.char) C.int { return C.tlbo_chem_copy(m.p, out, msg) })
 }
 
 // CopyEdit returns an unsanitised copy keeping only elements, formal charges,
 // atom maps and bond types (JT-VAE's copy_edit_mol).
 func (m *Mol) CopyEdit() (*Mol, error) {
-	if m.p == nil {
-		return nil, errClosed
-	}
+	return m.derive("copy for editing", func(out **C.tlbo_mol, msg **C.char) C.int { return C.tlbo_chem_copy_edit(m.p, out, msg) })
+}
+
+// derive runs a native operation that makes a new molecule from m.
+func (m *Mol) derive(op string, f func(out **C.tlbo_mol, msg **C.char) C.int) (*Mol, error) {
 	var p *C.tlbo_mol
-	var msg *C.char
-	if err := takeError(C.tlbo_chem_copy_edit(m.p, &p, &msg), msg, "copy for editing"); err != nil {
+	if err := m.call(op, func(msg **C.char) C.int { return f(&p, msg) }); err != nil {
 		return nil, err
 	}
 	return wrap(p), nil
