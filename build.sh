@@ -223,8 +223,8 @@ check_installed() {
   local bin=$1/bin/tlbo-native got names name lib
   got=$(runpath "$bin")
   [ "$got" = '$ORIGIN/../lib' ] || { say "installed tlbo-native: run path '$got', want '\$ORIGIN/../lib'"; return 1; }
-  names=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(libtlbo_[^]]*\)\]$/\1/p')
-  [[ " "$names" " == *" libtlbo_native.so "* ]] || { say "installed tlbo-native does not need libtlbo_native.so"; return 1; }
+  names=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(libtlbo_[^]]*\)\]$/\1/p' | tr '\n' ' ')
+  [[ " $names" == *" libtlbo_native.so "* ]] || { say "installed tlbo-native does not need libtlbo_native.so"; return 1; }
   for name in $names; do
     lib=$(env -u LD_LIBRARY_PATH ldd "$bin" | sed -n "s|^[[:space:]]*$name => \(/[^ ]*\).*|\1|p")
     if [ -z "$lib" ] || [ "$(realpath "$lib")" != "$(realpath "$1/lib/$name")" ]; then
