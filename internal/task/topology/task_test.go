@@ -313,3 +313,31 @@ func TestImport(t *testing.T) {
 		t.Fatalf("import of a foreign checkpoint: %v", err)
 	}
 }
+
+// TestBuildData solves two random problems through the data verb's path and
+// reads them back as the data set (option designs).
+func TestBuildData(t *testing.T) {
+	tk := lookup(t)
+	dir := t.TempDir()
+	env := testEnv("", map[string]string{optN: "2"})
+	if err := tk.BuildData(env, dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, simp.DataFileName)
+	_, want, err := simp.ReadDesigns(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _, err := allDesigns(testEnv("", map[string]string{optDesigns: path}))
+	if err != nil || len(all) != 2 {
+		t.Fatalf("data set: %v, %d designs", err, len(all))
+	}
+	for i := range all {
+		if !slices.Equal([]uint8(all[i]), want[i].Image) {
+			t.Fatalf("design %d differs from the file's", i)
+		}
+	}
+	if err := tk.BuildData(testEnv("", map[string]string{optN: "0"}), dir); err == nil {
+		t.Fatal("n 0 accepted")
+	}
+}
