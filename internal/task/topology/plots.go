@@ -3,6 +3,8 @@ package topology
 import (
 	"fmt"
 	"image"
+	"image/color"
+	stddraw "image/draw"
 	"io"
 	"path/filepath"
 
@@ -29,10 +31,13 @@ const plotColumns = 5
 func grayImage(v []float32, rows, cols int) *image.Gray {
 	img := image.NewGray(image.Rect(0, 0, cols, rows))
 	for i, x := range v {
-		img.Pix[i] = uint8(255 * (1 - min(1, max(0, x))))
+		img.Pix[i] = grayLevel(x)
 	}
 	return img
 }
+
+// grayLevel is the grey of a pixel value in [0, 1]: 1 (material) black.
+func grayLevel(x float32) uint8 { return uint8(255 * (1 - min(1, max(0, x)))) }
 
 func designImage(d Design) *image.Gray {
 	v := make([]float32, len(d))
@@ -119,22 +124,24 @@ func LatentMap(m *conv.Model, path string, n int, box float64) error {
 	if err != nil {
 		return err
 	}
-	const gap = 4 // pixels between designs, drawn grey
-	side := n*Side + (n-1)*gap
-	v := make([]float32, side*side)
-	for i := range v {
-		v[i] = 0.5
-	}
+	const gap = 4 // pixels between designs, drawn light blue
+	pitch := Side + gap
+	side := n*pitch - gap
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	stddraw.Draw(img, img.Bounds(), image.NewUniform(color.RGBA{R: 200, G: 220, B: 255, A: 255}), image.Point{}, stddraw.Src)
 	for k := range n * n {
-		r0, c0 := (k/n)*(Side+gap), (k%n)*(Side+gap)
+		r0, c0 := (k/n)*pitch, (k%n)*pitch
 		for i, x := range probs[k*Pixels : (k+1)*Pixels] {
-			v[(r0+i/Side)*side+c0+i%Side] = x
+			g := grayLevel(x)
+			img.Set(c0+i%Side, r0+i/Side, color.RGBA{R: g, G: g, B: g, A: 255})
 		}
 	}
+	// Cell centres sit at the grid's latent points: b latent units per pixel.
+	b := 2 * box / float64((n-1)*pitch)
+	half := box + b*Side/2
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("decoded designs over [-%g, %g]^2", box, box)
 	p.X.Label.Text, p.Y.Label.Text = "z1", "z2"
-	half := box * float64(side) / float64(n*Side-Side) // the image spans the grid's cells, gaps included
-	p.Add(plotter.NewImage(grayImage(v, side, side), -half, -half, half, half))
+	p.Add(plotter.NewImage(img, -half, -half, half, half))
 	return writeGrid(path, []*plot.Plot{p}, 1, 8*vg.Inch)
 }
