@@ -108,9 +108,10 @@ def solve(spec):
 
 def cmd_solve(args):
     spec = load_spec(args.spec)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     hist, c, x = solve(spec)
     print(f"seconds {time.perf_counter() - t:.3f}")
+    print(f"cpu_seconds {time.process_time() - cpu:.3f}")
     if args.out:
         np.save(args.out, x)
     print(f"compliance_first {hist[0] if len(hist) else c:.10g}")
