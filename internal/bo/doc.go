@@ -76,7 +76,7 @@
 //     encodings (a 1-epoch VAE, `analyze gp-loglik --max-points 2500
 //     --splits 3 --inducing 500 --seed 1`) the mean predictive
 //     log-likelihood is -1.41 ± 0.05 with Titsias and -4.92 ± 3.70 with
-//     FITC (whose learned noise is too small: -10.1 on one split), and
+//     FITC (-10.1 on one split: overconfident predictions), and
 //     -1.39 ± 0.07 vs -3.71 ± 1.15 at 1500 points with 200 inducing.
 //
 // Choices where the reference differs or is silent: an invalid decode is
