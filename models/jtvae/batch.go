@@ -507,6 +507,23 @@ func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, enc
 
 // validate checks an example's sizes and indices against the configuration.
 func (e *Example) validate(cfg Config) error {
+	if err := e.validateTree(cfg); err != nil {
+		return err
+	}
+	if err := e.Graph.validate(AtomFeatures, BondFeatures); err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	for k, g := range e.Assembly {
+		if err := g.validate(e.Tree, len(e.Tree.Labels)); err != nil {
+			return fmt.Errorf("assembly group %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// validateTree checks the junction tree: labels in the vocabulary, symmetric
+// adjacency, connected, no cycle.
+func (e *Example) validateTree(cfg Config) error {
 	t := e.Tree
 	n := len(t.Labels)
 	if n == 0 || len(t.Neighbors) != n {
@@ -526,14 +543,6 @@ func (e *Example) validate(cfg Config) error {
 	}
 	if edges != 2*(n-1) || !connected(t) {
 		return fmt.Errorf("tree: %d nodes and %d edges do not make a tree", n, edges/2)
-	}
-	if err := e.Graph.validate(AtomFeatures, BondFeatures); err != nil {
-		return fmt.Errorf("graph: %w", err)
-	}
-	for k, g := range e.Assembly {
-		if err := g.validate(t, n); err != nil {
-			return fmt.Errorf("assembly group %d: %w", k, err)
-		}
 	}
 	return nil
 }
