@@ -50,7 +50,7 @@ func Tree(smiles string, candidates bool) (*TreeJSON, error) {
 		}
 		out.Candidates = make([][]string, len(t.Clusters))
 		for _, n := range t.Nodes {
-			out.Candidates[n.Cluster] = n.Cands
+			out.Candidates[n.Cluster] = append([]string{}, n.Cands...) // [] rather than null when none
 		}
 	}
 	return out, nil
