@@ -99,14 +99,16 @@ setup_go() {
   use_go "$cached"
 }
 
+# use_go GO: GO's directory first on PATH.
 use_go() {
   local dir
   dir=$(dirname "$1")
   case ":$PATH:" in
-    "$dir":*) ;;
+    ":$dir:"*) ;;
     *) export PATH="$dir:$PATH" ;;
   esac
-  # A GOROOT of another installation would mislead the chosen go command.
+  # A GOROOT of another installation would mislead the chosen go command, which
+  # finds its own from where it lies.
   unset GOROOT
 }
 
