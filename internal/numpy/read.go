@@ -377,7 +377,7 @@ func decode(raw []byte, kind string, order binary.ByteOrder, width, n int) (any,
 	case "U":
 		return decodeUnicode(raw, order, width, n), nil
 	}
-	if err := binary.Read(bytes.NewReader(raw), order, v); err != nil {
+	if _, err := binary.Decode(raw, order, v); err != nil {
 		return nil, err
 	}
 	return v, nil
