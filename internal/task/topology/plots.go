@@ -39,12 +39,18 @@ func grayImage(v []float32, rows, cols int) *image.Gray {
 // grayLevel is the grey of a pixel value in [0, 1]: 1 (material) black.
 func grayLevel(x float32) uint8 { return uint8(255 * (1 - min(1, max(0, x)))) }
 
+// designImage draws a design inside a one-pixel grey frame, so that an
+// empty design still shows.
 func designImage(d Design) *image.Gray {
-	v := make([]float32, len(d))
-	for i, x := range d {
-		v[i] = float32(x)
+	const framed = Side + 2
+	v := make([]float32, framed*framed)
+	for i := range v {
+		v[i] = 0.5
 	}
-	return grayImage(v, Side, Side)
+	for i, x := range d {
+		v[(i/Side+1)*framed+i%Side+1] = float32(x)
+	}
+	return grayImage(v, framed, framed)
 }
 
 // tile is one design in a grid of pictures.
@@ -52,7 +58,7 @@ func tile(title string, img image.Image) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.HideAxes()
-	p.Add(plotter.NewImage(img, 0, 0, Side, Side))
+	p.Add(plotter.NewImage(img, -1, -1, Side+1, Side+1))
 	return p
 }
 
