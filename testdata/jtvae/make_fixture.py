@@ -36,6 +36,7 @@ ref_step_ms per step and the split; run it with OPENBLAS_NUM_THREADS=1.
 import argparse
 import copy
 import os
+import signal
 import sys
 import time
 import types
@@ -44,6 +45,7 @@ import numpy as np
 
 COMMIT = "4b1c783793e058ace0b33ff3166c9309ede8994f"
 ZINC = "/work/shared/data/zinc"
+DECODE_STEPS = 16
 
 
 def load_jtnn(checkout):
@@ -215,6 +217,91 @@ def losses(jtnn, m, trees, vocab, eps, beta):
                 word_acc=word_acc, topo_acc=topo_acc, assm_acc=assm_acc)
 
 
+def decode_trees(jtnn, m, vocab, rng, n=6):
+    """Greedy tree decoding (their JTNNDecoder.decode) of n latent points,
+    with every can_assemble call recorded (the chemistry the Go test mocks)
+    and the vocabulary's attachment slots."""
+    import torch
+    from jtnn import jtnn_dec
+
+    calls = {"call_ptr": [0], "call_center": [], "call_nbr": [], "call_leaf": [], "call_result": []}
+    orig = jtnn_dec.can_assemble
+    pending = []
+
+    def recording(node_x, node_y):
+        neis = node_x.neighbors + [node_y]
+        leaf = [len(nei.neighbors) <= 1 for nei in neis]
+        wids = [nei.wid if hasattr(nei, "wid") else vocab.get_index(nei.smiles) for nei in neis]
+        ok = orig(node_x, node_y)
+        pending.append((node_x.wid, wids, leaf, ok))
+        return ok
+
+    class Slow(BaseException):  # their sanitize() swallows Exception
+        pass
+
+    def give_up(*_):
+        raise Slow()
+
+    # Random weights grow some trees whose enumeration of attachments takes
+    # minutes (their can_assemble is exponential in a node's neighbours):
+    # points whose decoding takes over 5 s of CPU are skipped.
+    # Their step cap (MAX_DECODE_LEN, 100) is lowered to keep the trees of
+    # random weights small; the Go test passes the same cap.
+    signal.signal(signal.SIGVTALRM, give_up)
+    max_len = jtnn_dec.MAX_DECODE_LEN
+    jtnn_dec.MAX_DECODE_LEN = DECODE_STEPS
+    zs = []
+    out = {"dec_node_ptr": [0], "dec_wid": [], "dec_nbr_ptr": [0], "dec_nbr": []}
+    jtnn_dec.can_assemble = recording
+    try:
+        with torch.no_grad():
+            for i in range(10 * n):
+                if len(zs) == n:
+                    break
+                z = rng.standard_normal((1, m.latent_T_size)).astype(np.float32)
+                pending.clear()
+                t0 = time.process_time()
+                signal.setitimer(signal.ITIMER_VIRTUAL, 5.0, 0.2)
+                try:
+                    _, nodes = m.decoder.decode(torch.tensor(z, dtype=torch.float64), False)
+                except Slow:
+                    print(f"point {i}: skipped after {time.process_time() - t0:.1f} s", flush=True)
+                    continue
+                finally:
+                    signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+                print(f"point {i}: {len(nodes)} nodes in {time.process_time() - t0:.1f} s", flush=True)
+                zs.append(z[0])
+                for node in nodes:
+                    out["dec_wid"].append(node.wid)
+                    out["dec_nbr"].extend(nb.idx for nb in node.neighbors)
+                    out["dec_nbr_ptr"].append(len(out["dec_nbr"]))
+                out["dec_node_ptr"].append(len(out["dec_wid"]))
+                for center, wids, leaf, ok in pending:
+                    calls["call_center"].append(center)
+                    calls["call_nbr"].extend(wids)
+                    calls["call_leaf"].extend(int(v) for v in leaf)
+                    calls["call_ptr"].append(len(calls["call_nbr"]))
+                    calls["call_result"].append(int(bool(ok)))
+    finally:
+        jtnn_dec.can_assemble = orig
+        jtnn_dec.MAX_DECODE_LEN = max_len
+    z = np.stack(zs)
+    slots = {"slot_ptr": [0], "slot_symbol": [], "slot_charge": [], "slot_hs": []}
+    for k in range(len(vocab.vocab)):
+        for sym, charge, hs in vocab.get_slots(k):
+            slots["slot_symbol"].append(sym)
+            slots["slot_charge"].append(charge)
+            slots["slot_hs"].append(hs)
+        slots["slot_ptr"].append(len(slots["slot_symbol"]))
+    res = {k: np.asarray(v, dtype=np.int64) for k, v in {**out, **calls, **slots}.items() if k != "slot_symbol"}
+    res["slot_symbol"] = np.array(slots["slot_symbol"])
+    res["dec_z"] = z
+    res["dec_max_steps"] = np.array([DECODE_STEPS], dtype=np.int64)
+    print("decoded trees of", [int(b - a) for a, b in zip(out["dec_node_ptr"], out["dec_node_ptr"][1:])], "nodes;",
+          len(calls["call_result"]), "can_assemble calls")
+    return res
+
+
 def encoder_outputs(jtnn, m, trees, vocab):
     import torch
 
@@ -262,6 +349,8 @@ def make(args, jtnn, vocab):
             l["total"].backward()
             grads = {n: p.grad.numpy().astype(np.float64) for n, p in m.named_parameters() if p.grad is not None}
             np.savez_compressed(os.path.join(args.out, "parity_grads.npz"), **grads)
+    set_switches(m, True)
+    fx.update(decode_trees(jtnn, m, vocab, rng))
     np.savez_compressed(os.path.join(args.out, "parity.npz"), **fx)
 
     sd = {k: v.float().contiguous() for k, v in m.state_dict().items()}

@@ -1,0 +1,296 @@
+package jtvae
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// MaxDecodeSteps is the authors' bound on the tree decoder's steps per
+// molecule (MAX_DECODE_LEN).
+const MaxDecodeSteps = 100
+
+// Slot is one atom of a vocabulary cluster as the decoder matches
+// attachments: element symbol, formal charge and total hydrogens (the
+// authors' Vocab.get_slots).
+type Slot struct {
+	Symbol string
+	Charge int
+	Hs     int
+}
+
+// TreeChemistry is what greedy tree decoding needs of the chemistry.
+type TreeChemistry interface {
+	// Slots returns the slots of a vocabulary cluster (a fresh slice: the
+	// decoder consumes it).
+	Slots(label int64) []Slot
+	// CanAssemble reports whether the cluster center can be attached to its
+	// neighbours (the authors' can_assemble: enum_assemble finds at least one
+	// candidate); leaf[i] says whether neighbour i is a leaf.
+	CanAssemble(center int64, neighbours []int64, leaf []bool) (bool, error)
+}
+
+// decNode is a node of a tree being decoded.
+type decNode struct {
+	label     int64
+	neighbors []int32 // the parent first, then children as they finish
+}
+
+// treeDecode is one molecule's decoding state.
+type treeDecode struct {
+	nodes []decNode
+	stack []int32            // node ids
+	slots map[int32]*[]Slot  // remaining slots of the nodes on the stack
+	msg   map[[2]int32]int64 // message x -> y: table row
+	done  bool
+}
+
+// DecodeTrees runs the authors' greedy tree decoder (JTNNDecoder.decode with
+// prob_decode false) on the tree halves of z (n, latent: the first
+// LatentTree columns are used), all molecules stepping together, for at most
+// maxSteps steps (0: MaxDecodeSteps). It returns
+// each molecule's junction tree: nodes in creation order (node 0 the root),
+// each node's neighbours in the authors' order (parent, then children in the
+// order they were finished).
+func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Tree, error) {
+	if maxSteps <= 0 {
+		maxSteps = MaxDecodeSteps
+	}
+	lat := m.cfg.Latent
+	if len(z) == 0 || len(z)%lat != 0 {
+		return nil, fmt.Errorf("jtvae decode: %d latent values are not whole rows of %d", len(z), lat)
+	}
+	n := len(z) / lat
+	var out []Tree
+	var err error
+	torch.NoGrad(func() {
+		sc := torch.NewScope()
+		defer sc.Close()
+		zt := sc.Own(torch.FromFloat32(z, int64(n), int64(lat))).To(m.device).Narrow(1, 0, int64(m.cfg.LatentTree))
+		out, err = m.decodeTrees(sc, zt, chem, maxSteps)
+	})
+	return out, err
+}
+
+func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int) ([]Tree, error) {
+	d := m.dec
+	n := int(zt.Shape()[0])
+	hidden := int64(m.cfg.Hidden)
+	bd := &builder{sc: sc, dev: m.device}
+	table := zt.NewZeros([]int64{1, hidden})
+
+	// root labels: the word head on the zero message
+	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{zt.NewZeros([]int64{int64(n), hidden}), zt}, 1)).Relu())
+	roots, err := scores.ArgMax(1, false).Int64s()
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	dec := make([]*treeDecode, n)
+	for i, r := range roots {
+		s := chem.Slots(r)
+		dec[i] = &treeDecode{nodes: []decNode{{label: r}}, stack: []int32{0},
+			slots: map[int32]*[]Slot{0: &s}, msg: map[[2]int32]int64{}}
+	}
+	for range maxSteps {
+		var active []int
+		for i, t := range dec {
+			if !t.done {
+				active = append(active, i)
+			}
+		}
+		if len(active) == 0 {
+			break
+		}
+		if table, err = m.decodeStep(bd, table, zt, dec, active, chem); err != nil {
+			return nil, err
+		}
+		if bd.err != nil {
+			return nil, fmt.Errorf("jtvae decode: %w", bd.err)
+		}
+	}
+	out := make([]Tree, n)
+	for i, t := range dec {
+		for _, nd := range t.nodes {
+			out[i].Labels = append(out[i].Labels, nd.label)
+			out[i].Neighbors = append(out[i].Neighbors, nd.neighbors)
+		}
+	}
+	return out, nil
+}
+
+// gruRows runs the decoder's GRU once on messages with the given sender
+// labels and incoming table rows, and returns the new table with them
+// appended (their rows: old length + i).
+func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][]int64) *torch.Tensor {
+	var from, to, iota []int64
+	for k, rows := range in {
+		for _, r := range rows {
+			from, to, iota = append(from, r), append(to, int64(k)), append(iota, int64(len(iota)))
+		}
+	}
+	s := schedule{senders: bd.labelIndex(labels), n: len(labels), iterations: 1}
+	b := block{start: 0, count: int64(len(labels)), in: bd.agg(from, to, len(labels)), to: bd.ints(to), iota: bd.ints(iota)}
+	h := m.dec.gru.pass(s, m.dec.emb, false).step(table, b)
+	return torch.Cat([]*torch.Tensor{table, h}, 0)
+}
+
+// decodeStep advances every active molecule by one step of the authors'
+// loop: stop score of the node on top of the stack; when it says go on, the
+// top five labels in order until one whose slots fit and that the chemistry
+// can assemble becomes a child; otherwise backtrack to the parent (or finish
+// at the root).
+func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry) (*torch.Tensor, error) {
+	d := m.dec
+	rows0 := table.Shape()[0]
+	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
+	for k, i := range active {
+		t := dec[i]
+		x := t.stack[len(t.stack)-1]
+		labels[k], mols[k] = t.nodes[x].label, int64(i)
+		for _, y := range t.nodes[x].neighbors {
+			in[k] = append(in[k], t.msg[[2]int32{y, x}])
+		}
+	}
+	// stop scores and, for all (cheap), the expansion message and its labels
+	table = m.gruRows(bd, table, labels, in)
+	hidden := table.Shape()[1]
+	var from, to []int64
+	for k, rows := range in {
+		for _, r := range rows {
+			from, to = append(from, r), append(to, int64(k))
+		}
+	}
+	sum := bd.agg(from, to, len(active)).sum(table)
+	li := bd.labelIndex(labels)
+	x := torch.Linear(d.emb.Forward(li.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias).IndexSelect(0, li.of)
+	h := x.Add(torch.Linear(sum, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
+	if d.stopReLU {
+		h = h.Relu()
+	}
+	ctx := zt.IndexSelect(0, bd.ints(mols))
+	stop, err := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Float32s()
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	newH := table.Narrow(0, rows0, int64(len(active)))
+	_, order := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu()).Sort(1, true)
+	ranked, err := order.Narrow(1, 0, 5).Int64s()
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	var backLabels []int64
+	var backIn [][]int64
+	var backOf []int
+	for k, i := range active {
+		t := dec[i]
+		xID := t.stack[len(t.stack)-1]
+		if stop[k] >= 0 {
+			ok, err := t.expand(xID, ranked[5*k:5*k+5], rows0+int64(k), chem)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				continue
+			}
+		}
+		if len(t.stack) == 1 {
+			t.done = true
+			continue
+		}
+		fa := t.stack[len(t.stack)-2]
+		var rows []int64
+		for _, y := range t.nodes[xID].neighbors {
+			if y != fa {
+				rows = append(rows, t.msg[[2]int32{y, xID}])
+			}
+		}
+		backLabels, backIn, backOf = append(backLabels, labels[k]), append(backIn, rows), append(backOf, i)
+	}
+	if len(backOf) == 0 {
+		return table, nil
+	}
+	rows1 := table.Shape()[0]
+	table = m.gruRows(bd, table, backLabels, backIn)
+	for k, i := range backOf {
+		t := dec[i]
+		x, fa := t.stack[len(t.stack)-1], t.stack[len(t.stack)-2]
+		t.msg[[2]int32{x, fa}] = rows1 + int64(k)
+		t.nodes[fa].neighbors = append(t.nodes[fa].neighbors, x)
+		delete(t.slots, x)
+		t.stack = t.stack[:len(t.stack)-1]
+	}
+	return table, nil
+}
+
+// expand tries the ranked labels as a child of node x (message row row) and
+// reports whether one was added.
+func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemistry) (bool, error) {
+	fa := t.slots[x]
+	for _, w := range ranked {
+		s := chem.Slots(w)
+		if !haveSlots(fa, &s) {
+			continue
+		}
+		nbrs := append(slices.Clone(t.nodes[x].neighbors), -1)
+		labels := make([]int64, len(nbrs))
+		leaf := make([]bool, len(nbrs))
+		for i, y := range nbrs {
+			if y < 0 {
+				labels[i], leaf[i] = w, true
+				continue
+			}
+			labels[i], leaf[i] = t.nodes[y].label, len(t.nodes[y].neighbors) <= 1
+		}
+		ok, err := chem.CanAssemble(t.nodes[x].label, labels, leaf)
+		if err != nil {
+			return false, fmt.Errorf("jtvae decode: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		y := int32(len(t.nodes))
+		t.nodes = append(t.nodes, decNode{label: w, neighbors: []int32{x}})
+		t.msg[[2]int32{x, y}] = row
+		t.slots[y] = &s
+		t.stack = append(t.stack, y)
+		return true, nil
+	}
+	return false, nil
+}
+
+// haveSlots is the authors' have_slots: whether a child cluster can attach
+// to its parent by slots; it consumes the matched slot of a one- or two-atom
+// side when only one of its slots matches, as theirs does.
+func haveSlots(fa, ch *[]Slot) bool {
+	if len(*fa) > 2 && len(*ch) > 2 {
+		return true
+	}
+	var faMatch, chMatch []int
+	for i, a := range *fa {
+		for j, b := range *ch {
+			if a.Symbol == b.Symbol && a.Charge == b.Charge && (a.Symbol != "C" || a.Hs+b.Hs >= 4) {
+				faMatch, chMatch = append(faMatch, i), append(chMatch, j)
+			}
+		}
+	}
+	if len(faMatch) == 0 {
+		return false
+	}
+	pop := func(s *[]Slot, match []int) {
+		if distinct(match) == 1 && len(*s) > 1 && len(*s) <= 2 {
+			*s = slices.Delete(slices.Clone(*s), match[0], match[0]+1)
+		}
+	}
+	pop(fa, faMatch)
+	pop(ch, chMatch)
+	return true
+}
+
+func distinct(v []int) int {
+	seen := map[int]bool{}
+	for _, x := range v {
+		seen[x] = true
+	}
+	return len(seen)
+}
