@@ -29,17 +29,20 @@ func dataFlags() []cli.Flag {
 // taskOptionFlags returns one flag per option of the registered tasks; each
 // option applies to the tasks that declare it.
 func taskOptionFlags() []cli.Flag {
-	seen := map[string]bool{}
-	var flags []cli.Flag
+	usage := map[string][]string{}
+	var names []string
 	for _, name := range task.Names() {
 		t, _ := task.Lookup(name)
 		for _, o := range t.Options() {
-			if seen[o.Name] {
-				continue
+			if _, ok := usage[o.Name]; !ok {
+				names = append(names, o.Name)
 			}
-			seen[o.Name] = true
-			flags = append(flags, &cli.StringFlag{Name: o.Name, Usage: fmt.Sprintf("%s task: %s (default %q)", name, o.Usage, o.Default)})
+			usage[o.Name] = append(usage[o.Name], fmt.Sprintf("%s task: %s (default %q)", name, o.Usage, o.Default))
 		}
+	}
+	flags := make([]cli.Flag, len(names))
+	for i, n := range names {
+		flags[i] = &cli.StringFlag{Name: n, Usage: strings.Join(usage[n], "; ")}
 	}
 	return flags
 }
