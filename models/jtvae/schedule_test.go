@@ -1,6 +1,7 @@
 package jtvae
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -188,5 +189,30 @@ func TestTrainerSteps(t *testing.T) {
 	}
 	if !(last.Rec < 0.95*first.Rec) {
 		t.Errorf("reconstruction loss %.4g after 15 steps, first %.4g", last.Rec, first.Rec)
+	}
+}
+
+// TestSingleClusterBatch: molecules of one cluster and one atom (no tree
+// message, no bond) encode, give a finite loss and a gradient.
+func TestSingleClusterBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, err := New(Config{VocabSize: 7, Hidden: 16, Latent: 4, LatentTree: 2, DepthT: 6, DepthG: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	sc := torch.NewScope()
+	defer sc.Close()
+	b, err := m.Collate(sc, []Example{randomTree(rng, 1, 7), randomTree(rng, 1, 7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, logStd := m.EncodeParams(b)
+	loss := m.ReconstructionLoss(mu.Add(logStd.Exp()), b)
+	if v, err := loss.Item(); err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		t.Fatalf("loss %v, %v", v, err)
+	}
+	if err := loss.Backward(); err != nil {
+		t.Fatal(err)
 	}
 }
