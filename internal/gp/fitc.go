@@ -24,7 +24,19 @@ const (
 	FITC Approximation = "fitc"
 )
 
-// DefaultApproximation is the sparse objective used when none is chosen.
+// DefaultApproximation is the sparse objective used when none is chosen:
+// Titsias, by measurement. On latent codes of the expression subset (encoder
+// means of a grammar VAE after one epoch, plain ELBO; BO-sized data: the 2500
+// best and 500 random others, M = 500, RBF, priors, 200 L-BFGS iterations),
+// over 5 random 80/20 splits, Titsias reached a mean held-out predictive
+// log-likelihood of -1.40 per point (standardised scale) against FITC's
+// -1.78, better on all 5 splits, with RMSE 0.996 against 0.999 and 27 against
+// 43 CPU seconds per fit; with a soft-triplet VAE's codes (3 splits) the two
+// were close (-1.24 and -1.25, RMSE 0.857 and 0.862; FITC better on one). FITC
+// drives the noise to about 2e-4 (Titsias: 0.3 to 0.4) and puts the noise
+// into its input-dependent diagonal instead, a known trait (Bauer et al. 2016),
+// which makes some held-out predictions overconfident (one split: -2.63).
+// FITC stays available to reproduce the authors' runs.
 const DefaultApproximation = Titsias
 
 // ParseApproximation returns the approximation called name ("titsias" or
