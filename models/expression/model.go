@@ -87,7 +87,6 @@ type Model struct {
 	enc       *encoder
 	dec       *decoder
 	ruleMasks []float32
-	device    torch.Device
 }
 
 // New returns a network with PyTorch's default initialisation from libtorch's
@@ -96,7 +95,7 @@ func New(cfg Config) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{cfg: cfg, enc: newEncoder(cfg), dec: newDecoder(cfg), ruleMasks: cfg.Grammar.ruleMasks(), device: torch.CPU}
+	m := &Model{cfg: cfg, enc: newEncoder(cfg), dec: newDecoder(cfg), ruleMasks: cfg.Grammar.ruleMasks()}
 	// The reference's prior buffers come first in its state dict.
 	m.RegisterBuffer("prior_mu", torch.Zeros([]int64{int64(cfg.Latent)}, torch.Float32, torch.CPU))
 	m.RegisterBuffer("prior_sigma", torch.Ones([]int64{int64(cfg.Latent)}, torch.Float32, torch.CPU))
@@ -110,18 +109,6 @@ func New(cfg Config) (*Model, error) {
 
 // Config returns the network's configuration.
 func (m *Model) Config() Config { return m.cfg }
-
-// Device returns the device the network is on.
-func (m *Model) Device() torch.Device { return m.device }
-
-// To moves the network to dev.
-func (m *Model) To(dev torch.Device) error {
-	if err := m.Base.To(dev); err != nil {
-		return err
-	}
-	m.device = dev
-	return nil
-}
 
 // LatentDim returns the latent dimension.
 func (m *Model) LatentDim() int { return m.cfg.Latent }
@@ -137,7 +124,7 @@ func (m *Model) Describe() (string, any) { return NetworkKind, m.cfg }
 // Collate stacks one-hot matrices (T x P values each) into a (B, T, P)
 // tensor on the network's device.
 func (m *Model) Collate(sc *torch.Scope, examples []models.Dense) (models.Batch, error) {
-	return models.CollateDense(sc, examples, m.InputShape(), m.device)
+	return models.CollateDense(sc, examples, m.InputShape(), m.Device())
 }
 
 // EncodeParams returns mu and log-std (B, latent) of a batch of one-hot
@@ -218,7 +205,7 @@ func (m *Model) DecodeLogits(z []float64) ([]float32, error) {
 func (m *Model) logitsBatch(z []float64) ([]float32, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
-	zt := sc.Own(torch.FromFloat64(z, int64(len(z)/m.cfg.Latent), int64(m.cfg.Latent))).To(m.device).ToDType(torch.Float32)
+	zt := sc.Own(torch.FromFloat64(z, int64(len(z)/m.cfg.Latent), int64(m.cfg.Latent))).To(m.Device()).ToDType(torch.Float32)
 	return m.Logits(zt).Float32s()
 }
 

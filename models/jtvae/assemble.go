@@ -32,11 +32,11 @@ func (m *Model) NewAssemblyScorer(tree Tree, zGraph []float32) (*AssemblyScorer,
 		return nil, fmt.Errorf("jtvae assembly: %w", err)
 	}
 	s := &AssemblyScorer{m: m, sc: torch.NewScope()}
-	bd := &builder{sc: s.sc, dev: m.device}
+	bd := &builder{sc: s.sc, dev: m.Device()}
 	s.tree = &Batch{n: 1}
 	ids := s.tree.collateTree(bd, m.cfg, []Example{ex})
 	s.rows = ids[0]
-	s.zGraph = s.sc.Own(torch.FromFloat32(zGraph, 1, int64(len(zGraph)))).To(m.device)
+	s.zGraph = s.sc.Own(torch.FromFloat32(zGraph, 1, int64(len(zGraph)))).To(m.Device())
 	if bd.err != nil {
 		s.Close()
 		return nil, fmt.Errorf("jtvae assembly: %w", bd.err)
@@ -73,7 +73,7 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 	}
 	sc := torch.NewScope()
 	defer sc.Close()
-	bd := &builder{sc: sc, dev: s.m.device}
+	bd := &builder{sc: sc, dev: s.m.Device()}
 	gi := collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, s.m.cfg.DepthG, inj)
 	if bd.err != nil {
 		return nil, fmt.Errorf("jtvae assembly: %w", bd.err)

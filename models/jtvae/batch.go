@@ -196,7 +196,7 @@ func (b *builder) labelIndex(items []int64) labelIndex {
 // belong to sc. Examples without Assembly give a batch that encodes but has
 // no assembly loss.
 func (m *Model) Collate(sc *torch.Scope, examples []Example) (models.Batch, error) {
-	return collate(sc, m.device, m.cfg, examples)
+	return collate(sc, m.Device(), m.cfg, examples)
 }
 
 func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) (*Batch, error) {

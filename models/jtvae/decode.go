@@ -67,7 +67,7 @@ func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Tr
 	torch.NoGrad(func() {
 		sc := torch.NewScope()
 		defer sc.Close()
-		zt := sc.Own(torch.FromFloat32(z, int64(n), int64(lat))).To(m.device).Narrow(1, 0, int64(m.cfg.LatentTree))
+		zt := sc.Own(torch.FromFloat32(z, int64(n), int64(lat))).To(m.Device()).Narrow(1, 0, int64(m.cfg.LatentTree))
 		out, err = m.decodeTrees(sc, zt, chem, maxSteps)
 	})
 	return out, err
@@ -77,7 +77,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 	d := m.dec
 	n := int(zt.Shape()[0])
 	hidden := int64(m.cfg.Hidden)
-	bd := &builder{sc: sc, dev: m.device}
+	bd := &builder{sc: sc, dev: m.Device()}
 	table := zt.NewZeros([]int64{1, hidden})
 
 	// root labels: the word head on the zero message

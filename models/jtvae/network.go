@@ -212,7 +212,6 @@ type Model struct {
 	jtmpn, mpn               *mpn
 	aAssm                    *nn.Linear
 	tMean, tVar, gMean, gVar *nn.Linear
-	device                   torch.Device
 }
 
 // New returns a network with the authors' initialisation (xavier-normal
@@ -230,7 +229,6 @@ func New(cfg Config) (*Model, error) {
 		aAssm: linear(lg, h, false),
 		tMean: linear(h, lt, true), tVar: linear(h, lt, true),
 		gMean: linear(h, lg, true), gVar: linear(h, lg, true),
-		device: torch.CPU,
 	}
 	for _, c := range []struct {
 		name string
@@ -248,18 +246,6 @@ func New(cfg Config) (*Model, error) {
 
 // Config returns the network's configuration.
 func (m *Model) Config() Config { return m.cfg }
-
-// Device returns the device the network is on.
-func (m *Model) Device() torch.Device { return m.device }
-
-// To moves the network to dev.
-func (m *Model) To(dev torch.Device) error {
-	if err := m.Base.To(dev); err != nil {
-		return err
-	}
-	m.device = dev
-	return nil
-}
 
 // LatentDim returns the latent dimension (tree + graph).
 func (m *Model) LatentDim() int { return m.cfg.Latent }

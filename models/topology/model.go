@@ -74,7 +74,6 @@ type Model struct {
 	cfg     Config
 	encoder *nn.Sequential
 	decoder *nn.Sequential
-	device  torch.Device
 }
 
 func lrelu() nn.Layer { return nn.LeakyReLU(leakySlope) }
@@ -128,7 +127,7 @@ func New(cfg Config) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{cfg: cfg, encoder: newEncoder(cfg.Latent), decoder: newDecoder(cfg.Latent), device: torch.CPU}
+	m := &Model{cfg: cfg, encoder: newEncoder(cfg.Latent), decoder: newDecoder(cfg.Latent)}
 	m.RegisterModule("encoder", m.encoder)
 	m.RegisterModule("decoder", m.decoder)
 	if err := m.Err(); err != nil {
@@ -140,18 +139,6 @@ func New(cfg Config) (*Model, error) {
 
 // Config returns the network's configuration.
 func (m *Model) Config() Config { return m.cfg }
-
-// Device returns the device the network is on.
-func (m *Model) Device() torch.Device { return m.device }
-
-// To moves the network to dev.
-func (m *Model) To(dev torch.Device) error {
-	if err := m.Base.To(dev); err != nil {
-		return err
-	}
-	m.device = dev
-	return nil
-}
 
 // LatentDim returns the latent dimension.
 func (m *Model) LatentDim() int { return m.cfg.Latent }
@@ -165,7 +152,7 @@ var inputShape = []int64{1, Size, Size}
 // Collate stacks designs (Pixels values each, row-major, row 0 at the top)
 // into a (B, 1, 40, 40) tensor on the network's device.
 func (m *Model) Collate(sc *torch.Scope, examples []models.Dense) (models.Batch, error) {
-	return models.CollateDense(sc, examples, inputShape, m.device)
+	return models.CollateDense(sc, examples, inputShape, m.Device())
 }
 
 // EncodeParams returns mu and log-std (B, latent) of a batch of designs.
@@ -216,7 +203,7 @@ func (m *Model) probsBatch(z []float64) ([]float32, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
 	l := int64(m.cfg.Latent)
-	zt := sc.Own(torch.FromFloat64(z, int64(len(z))/l, l)).To(m.device).ToDType(torch.Float32)
+	zt := sc.Own(torch.FromFloat64(z, int64(len(z))/l, l)).To(m.Device()).ToDType(torch.Float32)
 	return m.Logits(zt).Sigmoid().Float32s()
 }
 

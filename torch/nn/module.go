@@ -36,7 +36,8 @@ type Base struct {
 	params   []torch.Named
 	buffers  []torch.Named
 	children []namedModule
-	eval     bool // zero value: training mode, as a new PyTorch module
+	eval     bool          // zero value: training mode, as a new PyTorch module
+	device   *torch.Device // nil: the CPU, where modules are made
 }
 
 func (b *Base) base() *Base { return b }
@@ -171,9 +172,19 @@ func copyState(own, sd []torch.Named) error {
 	return err
 }
 
+// Device returns the device of the module's tensors: where To last moved
+// them, the CPU before.
+func (b *Base) Device() torch.Device {
+	if b.device == nil {
+		return torch.CPU
+	}
+	return *b.device
+}
+
 // To moves every parameter and buffer to dev in place (their identity, and so
 // optimiser references, are kept). Move a model before building its optimiser.
 func (b *Base) To(dev torch.Device) error {
+	defer func() { b.device = &dev }()
 	var err error
 	b.walk("", func(name string, t *torch.Tensor, _ bool) {
 		if err != nil || t.Device() == dev {
