@@ -229,9 +229,10 @@ func clusterEdges(cliques [][]int, n int) ([][]int, map[edgeKey]int) {
 }
 
 // spanningTree is scipy's minimum_spanning_tree on 100 - w (Kruskal over the
-// edges in row-major order, sorted stably by cost), returned in row-major order.
-// Where costs tie, scipy 1.10's unstable argsort may pick another of the equal
-// trees for graphs with more than 16 edges.
+// edges in row-major order, sorted stably by cost), returned in row-major
+// order. Where costs tie, scipy's argsort (numpy's unstable default, which on
+// this machine is not even stable below 17 elements) may pick another of the
+// equal trees: Tree.Unique tells when no other exists.
 func spanningTree(n int, weights map[edgeKey]int) [][2]int {
 	keys := make([]edgeKey, 0, len(weights))
 	for k := range weights {
@@ -283,29 +284,29 @@ func uniqueTree(n int, tree [][2]int, weights map[edgeKey]int) bool {
 		if inTree[k] {
 			continue
 		}
-		if minOnPath(adj, weights, k.a, k.b, -1) <= w {
+		if m, ok := minOnPath(adj, weights, k.a, k.b, -1); ok && m <= w {
 			return false
 		}
 	}
 	return true
 }
 
-// minOnPath returns the smallest weight on the tree path from a to b (a large
-// number when b is not reachable from a without passing from).
-func minOnPath(adj [][]int, weights map[edgeKey]int, a, b, from int) int {
-	const none = 1 << 30
-	if a == b {
-		return none
-	}
+// minOnPath returns the smallest weight on the tree path from a to b, and
+// whether b is reachable from a without passing through from.
+func minOnPath(adj [][]int, weights map[edgeKey]int, a, b, from int) (int, bool) {
 	for _, c := range adj[a] {
 		if c == from {
 			continue
 		}
-		if m := minOnPath(adj, weights, c, b, a); m < none {
-			return min(m, weights[edgeKey{min(a, c), max(a, c)}])
+		w := weights[edgeKey{min(a, c), max(a, c)}]
+		if c == b {
+			return w, true
+		}
+		if m, ok := minOnPath(adj, weights, c, b, a); ok {
+			return min(m, w), true
 		}
 	}
-	return none
+	return 0, false
 }
 
 // cliqueMol is chemutils.get_clique_mol followed by get_smiles: the kekulé
