@@ -133,11 +133,6 @@ func fitWarpInStages(x *mat.Dense, y []float64, opts Options, start time.Time) (
 	return m, nil
 }
 
-// FitSGPR is Fit for the sparse model the BO loop uses; it is the same call,
-// documented separately so that the intent reads at the call site:
-// opts.Inducing >= N still falls back to the exact GP.
-func FitSGPR(x *mat.Dense, y []float64, opts Options) (*Model, error) { return Fit(x, y, opts) }
-
 // initialHyper returns the starting hyperparameters: the warm-start model's,
 // or length-scales from the median-distance heuristic, output scale the
 // variance of y, noise a tenth of it, mean the mean of y, identity warping.
