@@ -1,0 +1,233 @@
+package molecule
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// The JT-VAE featurisation of the authors' chem_data.tensorize and their MPN
+// and JTMPN feature functions (testdata/jtvae/make_fixture.py's featurise is
+// its ground truth, array for array).
+
+// elements is the authors' ELEM_LIST by atomic number: position in the
+// one-hot block; every other element is "unknown", the last position.
+var elements = map[int]int{
+	6: 0, 7: 1, 8: 2, 16: 3, 9: 4, 14: 5, 15: 6, 17: 7, 35: 8, 12: 9, 11: 10, 20: 11,
+	26: 12, 13: 13, 53: 14, 5: 15, 19: 16, 34: 17, 30: 18, 1: 19, 29: 20, 25: 21,
+}
+
+const unknownElement = 22
+
+// formalCharges is the order of the formal-charge one-hot block; a charge not
+// listed takes the last position (0), as onek_encoding_unk does.
+var formalCharges = []int{-1, -2, 1, 2, 0}
+
+// Featuriser turns SMILES into the JT-VAE's examples over one vocabulary.
+type Featuriser struct {
+	index map[string]int
+}
+
+// NewFeaturiser indexes a cluster vocabulary.
+func NewFeaturiser(v Vocab) *Featuriser {
+	f := &Featuriser{index: make(map[string]int, len(v))}
+	for i, s := range v {
+		f.index[s] = i
+	}
+	return f
+}
+
+// Featurise is NewFeaturiser(v).Featurise(smiles).
+func Featurise(smiles string, v Vocab) (jtvae.Example, error) {
+	return NewFeaturiser(v).Featurise(smiles)
+}
+
+// Featurise builds the example of one molecule: its junction tree (MolTree,
+// root first, the authors' adjacency order), the graph of the kekulized
+// molecule and the assembly groups (every node that is not a leaf and has
+// more than one candidate, the true attachment added when the enumeration
+// missed it).
+func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
+	var ex jtvae.Example
+	t, err := chem.Decompose(smiles)
+	if err != nil {
+		return ex, err
+	}
+	defer t.Close()
+	if ex.Graph, err = molGraph(t.Mol); err != nil {
+		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
+	}
+	if ex.Tree, err = f.tree(t); err != nil {
+		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
+	}
+	if err := t.Recover(); err != nil {
+		return ex, fmt.Errorf("featurise %q: recover: %w", smiles, err)
+	}
+	if err := t.Assemble(); err != nil {
+		return ex, fmt.Errorf("featurise %q: assemble: %w", smiles, err)
+	}
+	if ex.Assembly, err = assemblyGroups(t); err != nil {
+		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
+	}
+	return ex, nil
+}
+
+// tree returns the vocabulary labels and adjacency of the tree's nodes.
+func (f *Featuriser) tree(t *chem.Tree) (jtvae.Tree, error) {
+	tr := jtvae.Tree{Labels: make([]int64, len(t.Nodes)), Neighbors: make([][]int32, len(t.Nodes))}
+	for k, n := range t.Nodes {
+		wid, ok := f.index[n.Smiles]
+		if !ok {
+			return tr, fmt.Errorf("cluster %q is not in the vocabulary", n.Smiles)
+		}
+		tr.Labels[k] = int64(wid)
+		tr.Neighbors[k] = make([]int32, len(n.Neighbors))
+		for j, nb := range n.Neighbors {
+			tr.Neighbors[k][j] = int32(nb.ID - 1)
+		}
+	}
+	return tr, nil
+}
+
+// assemblyGroups returns the candidate graphs of every node the assembly
+// loss scores.
+func assemblyGroups(t *chem.Tree) ([]jtvae.Group, error) {
+	var groups []jtvae.Group
+	for k, n := range t.Nodes {
+		cands := n.Cands
+		if !slices.Contains(cands, n.Label) {
+			cands = append(slices.Clone(cands), n.Label)
+		}
+		if n.IsLeaf || len(cands) == 1 {
+			continue
+		}
+		g := jtvae.Group{Node: int32(k), Label: int32(slices.Index(cands, n.Label))}
+		for _, s := range cands {
+			c, err := candidate(t, s)
+			if err != nil {
+				return nil, fmt.Errorf("node %d candidate %q: %w", n.ID, s, err)
+			}
+			g.Candidates = append(g.Candidates, c)
+		}
+		groups = append(groups, g)
+	}
+	return groups, nil
+}
+
+// candidate featurises one attachment (JTMPN's tensorize): the kekulized
+// candidate's 35/5 features and, for each bond between atoms of two
+// neighbouring tree nodes (atom map = node ID), the tree messages both ways.
+func candidate(t *chem.Tree, smiles string) (jtvae.Candidate, error) {
+	var c jtvae.Candidate
+	m, err := chem.KekulizedSmiles(smiles)
+	if err != nil {
+		return c, err
+	}
+	defer m.Close()
+	atoms, err := m.Atoms()
+	if err != nil {
+		return c, err
+	}
+	bonds, err := m.Bonds()
+	if err != nil {
+		return c, err
+	}
+	c.Atoms = make([]float32, 0, len(atoms)*jtvae.CandAtomFeatures)
+	for _, a := range atoms {
+		c.Atoms = appendAtom(c.Atoms, a, false)
+	}
+	c.BondFeatures = make([]float32, 0, len(bonds)*jtvae.CandBondFeatures)
+	for _, b := range bonds {
+		c.Bonds = append(c.Bonds, [2]int32{int32(b.Begin), int32(b.End)})
+		c.BondFeatures = appendBond(c.BondFeatures, b, false)
+		xn, yn := atoms[b.Begin].MapNum, atoms[b.End].MapNum
+		if xn < 1 || yn < 1 || xn == yn || xn > len(t.Nodes) || yn > len(t.Nodes) {
+			continue
+		}
+		if !slices.Contains(t.Nodes[xn-1].Neighbors, t.Nodes[yn-1]) {
+			continue
+		}
+		c.Injections = append(c.Injections,
+			[3]int32{int32(b.End), int32(xn - 1), int32(yn - 1)},
+			[3]int32{int32(b.Begin), int32(yn - 1), int32(xn - 1)})
+	}
+	return c, nil
+}
+
+// molGraph featurises the kekulized molecule with MPN's 39/11 features.
+func molGraph(m *chem.Mol) (jtvae.Graph, error) {
+	var g jtvae.Graph
+	atoms, err := m.Atoms()
+	if err != nil {
+		return g, err
+	}
+	bonds, err := m.Bonds()
+	if err != nil {
+		return g, err
+	}
+	g.Atoms = make([]float32, 0, len(atoms)*jtvae.AtomFeatures)
+	for _, a := range atoms {
+		g.Atoms = appendAtom(g.Atoms, a, true)
+	}
+	g.BondFeatures = make([]float32, 0, len(bonds)*jtvae.BondFeatures)
+	for _, b := range bonds {
+		g.Bonds = append(g.Bonds, [2]int32{int32(b.Begin), int32(b.End)})
+		g.BondFeatures = appendBond(g.BondFeatures, b, true)
+	}
+	return g, nil
+}
+
+// appendAtom appends an atom's features: element (23), degree (6), formal
+// charge (5), with mpn the chiral tag (4), and aromaticity (1).
+func appendAtom(dst []float32, a chem.Atom, mpn bool) []float32 {
+	el, ok := elements[a.AtomicNum]
+	if !ok {
+		el = unknownElement
+	}
+	dst = oneHot(dst, el, len(elements)+1)
+	dst = oneHot(dst, min(max(a.Degree, 0), 5), 6)
+	charge := slices.Index(formalCharges, a.FormalCharge)
+	if charge < 0 {
+		charge = len(formalCharges) - 1
+	}
+	dst = oneHot(dst, charge, len(formalCharges))
+	if mpn {
+		tag := a.ChiralTag
+		if tag < 0 || tag > 3 {
+			tag = 3
+		}
+		dst = oneHot(dst, tag, 4)
+	}
+	return append(dst, flag(a.IsAromatic))
+}
+
+// appendBond appends a bond's features: single, double, triple, aromatic,
+// in a ring, and with mpn the stereo one-hot (6).
+func appendBond(dst []float32, b chem.Bond, mpn bool) []float32 {
+	dst = append(dst, flag(b.Type == chem.Single), flag(b.Type == chem.Double), flag(b.Type == chem.Triple),
+		flag(b.Type == chem.Aromatic), flag(b.InRing > 0))
+	if mpn {
+		st := b.Stereo
+		if st < 0 || st > 5 {
+			st = 5
+		}
+		dst = oneHot(dst, st, 6)
+	}
+	return dst
+}
+
+func oneHot(dst []float32, k, n int) []float32 {
+	for i := range n {
+		dst = append(dst, flag(i == k))
+	}
+	return dst
+}
+
+func flag(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
+}
