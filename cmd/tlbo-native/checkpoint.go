@@ -58,7 +58,6 @@ func checkpointImportCommand() *cli.Command {
 			"into ours: FILE.pt and its header FILE.json",
 		Flags: append([]cli.Flag{taskFlag(),
 			&cli.StringFlag{Name: "from", Usage: "the authors' checkpoint", Required: true},
-			&cli.StringFlag{Name: "vocab", Usage: "molecule task: the cluster vocabulary of the checkpoint"},
 			&cli.StringFlag{Name: "out", Usage: "our checkpoint FILE.pt", Required: true},
 		}, taskOptionFlags()...),
 		Action: func(c *cli.Context) error {

@@ -11,7 +11,7 @@ func dataCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "data",
 		Usage: "build a task's data set files",
-		Subcommands: append(perTask(func(t task.Task) *cli.Command {
+		Subcommands: perTask(func(t task.Task) *cli.Command {
 			return &cli.Command{
 				Name:  t.Name(),
 				Usage: "write the " + t.Name() + " data set files into --out",
@@ -28,7 +28,7 @@ func dataCommand() *cli.Command {
 					return t.BuildData(env, c.String("out"))
 				},
 			}
-		}), dataMoleculeCommand()),
+		}),
 	}
 }
 
@@ -56,7 +56,7 @@ func scoreCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "score",
 		Usage: "evaluate a task's black-box objective",
-		Subcommands: append(perTask(func(t task.Task) *cli.Command {
+		Subcommands: perTask(func(t task.Task) *cli.Command {
 			return &cli.Command{
 				Name:      t.Name(),
 				Usage:     "print the objective of each object, one line each (" + t.Usage() + ")",
@@ -70,7 +70,7 @@ func scoreCommand() *cli.Command {
 					return t.Score(env, c.Args().Slice())
 				},
 			}
-		}), scoreMoleculeCommand()),
+		}),
 	}
 }
 

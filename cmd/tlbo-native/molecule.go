@@ -5,87 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
 )
 
-// The molecule verbs: score molecule, data molecule and molecule tree. They
-// only wire flags to internal/task/molecule.
-
-func scoreMoleculeCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "molecule",
-		Usage:     "print penalised logP of each SMILES (the failure score, with the reason on stderr, when it cannot be scored)",
-		ArgsUsage: "SMILES... (none: one per line on stdin)",
-		Flags:     []cli.Flag{rdkitLogFlag},
-		Action: func(c *cli.Context) error {
-			chem.SetLogging(c.Bool("rdkit-log"))
-			in, err := argsOrStdin(c)
-			if err != nil {
-				return err
-			}
-			w := bufio.NewWriter(os.Stdout)
-			defer w.Flush()
-			for _, s := range in {
-				v, err := molecule.Score(s)
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "%s: %v\n", s, err)
-				}
-				fmt.Fprintf(w, "%s %s\n", s, strconv.FormatFloat(v, 'g', -1, 64))
-			}
-			return nil
-		},
-	}
-}
-
-func dataMoleculeCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "molecule",
-		Usage: "ZINC250K: canonical SMILES, penalised logP, splits and junction trees into --out (molecules.npz, vocab.txt, report.txt)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "output directory", Required: true},
-			&cli.StringFlag{Name: "data-dir", Usage: "data directory holding " + molecule.ZincFile + " (default: $TLBO_DATA, then shared/data above the working directory)"},
-			&cli.StringFlag{Name: "vocab", Usage: "use this vocabulary file instead of the one built from the training split"},
-			&cli.BoolFlag{Name: "candidates", Usage: "also enumerate the attachment candidates of every node (slow)"},
-			&cli.IntFlag{Name: "workers", Usage: "goroutines (0: all CPUs)"},
-			rdkitLogFlag,
-		},
-		Action: func(c *cli.Context) error {
-			chem.SetLogging(c.Bool("rdkit-log"))
-			dir, err := molecule.FindDataDir(c.String("data-dir"))
-			if err != nil {
-				return err
-			}
-			var bar *progressbar.ProgressBar
-			rep, err := molecule.Build(molecule.BuildOptions{
-				DataDir: dir, OutDir: c.String("out"), Vocab: c.String("vocab"),
-				Candidates: c.Bool("candidates"), Workers: c.Int("workers"),
-				Progress: func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
-							progressbar.OptionSetWidth(20), progressbar.OptionSetPredictTime(true), progressbar.OptionShowIts())
-					}
-					_ = bar.Set(done)
-				},
-			})
-			if bar != nil {
-				fmt.Fprintln(os.Stderr)
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Printf("molecules %d, failed %d, vocabulary %d (not in the shipped one %d, shipped but not made %d); see %s\n",
-				rep.Total, len(rep.Failures), len(rep.Vocab), len(rep.OnlyOurs), len(rep.OnlyShipped), molecule.ReportFileName)
-			return nil
-		},
-	}
-}
+// The molecule tools (molecule tree); score and data molecule come from the
+// task registry. They only wire flags to internal/task/molecule.
 
 func moleculeCommand() *cli.Command {
 	return &cli.Command{

@@ -14,6 +14,9 @@ func (d *defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 	if d.s.ReadObjects == nil {
 		return d.unsupported("encode")
 	}
+	if err := d.bind(env); err != nil {
+		return err
+	}
 	objs, err := d.s.ReadObjects(req.In)
 	if err != nil {
 		return err

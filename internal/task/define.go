@@ -121,6 +121,14 @@ func fromAny[O any](objs []any) ([]O, error) {
 	return out, nil
 }
 
+// bind hands env to the spec's Bind, if any.
+func (d *defined[O, E]) bind(env *Env) error {
+	if d.s.Bind == nil {
+		return nil
+	}
+	return d.s.Bind(env)
+}
+
 // examples converts objects into network examples, reusing cached ones.
 func (d *defined[O, E]) examples(objs []O, cache map[string]E, key func(O) string) ([]E, error) {
 	out := make([]E, len(objs))

@@ -24,6 +24,9 @@ type model[O, E any] struct {
 // trainer for req.ELBO. A zero req.Beta takes the final KL weight of the
 // checkpoint's training schedule (the task's when it has none).
 func (d *defined[O, E]) OpenModel(env *Env, req ModelRequest) (Model, error) {
+	if err := d.bind(env); err != nil {
+		return nil, err
+	}
 	net, h, err := models.LoadVAE[E](req.Path, env.Device, d.s.Networks...)
 	if err != nil {
 		return nil, err

@@ -132,6 +132,10 @@ type Spec[O, E any] struct {
 	Score func(env *Env, args []string) error
 	// Example turns an object into the network's example.
 	Example func(obj O) (E, error)
+	// Bind, when set, is called with the verb's env before the verbs that
+	// make examples (train, encode, the BO model) do: a task whose examples
+	// depend on its options (the molecule task's vocabulary) reads them here.
+	Bind func(env *Env) error
 	// NewNetwork returns an untrained network (latent 0: the task's size).
 	NewNetwork func(env *Env, latent int) (models.VAE[E], error)
 	// Decode decodes n latent points (row-major) with the network.

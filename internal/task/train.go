@@ -17,6 +17,9 @@ import (
 // training and validation parts, with the semi-supervised label mask and
 // the rank weights of the training part.
 func (d *defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) (train, val models.Data[E], source string, err error) {
+	if err := d.bind(env); err != nil {
+		return train, val, "", err
+	}
 	objs, scores, source, err := d.s.Dataset(env)
 	if err != nil {
 		return train, val, "", err

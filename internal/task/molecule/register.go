@@ -1,0 +1,433 @@
+package molecule
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// TaskName is the molecule task's name in the registry.
+const TaskName = "molecule"
+
+// The molecule task's options.
+const (
+	optVocab     = "vocab"
+	optMolecules = "molecules"
+	optHidden    = "hidden"
+	optCands     = "candidates"
+	optWorkers   = "workers"
+	optRDKitLog  = "rdkit-log"
+)
+
+// Defaults are the molecule task's hyperparameters (DESIGN.md section 9): the
+// JT-VAE (latent 56) with the KL weight fixed at 1e-3, pretrained (or
+// fine-tuned) at the authors' batch of 32 with clipping at 20, beta_metric 1,
+// retraining 0.1 epoch at batch 128 with clipping at 20, budget 500, r 50,
+// k 1e-3, a GP on raw latent points and scores over the 2000 best + 8000
+// random points with 500 inducing points.
+var Defaults = task.Defaults{
+	Epochs: 1, BatchSize: 32, LR: 1e-3, K: 1e-3, Beta: models.FixedBeta(1e-3), GradClip: models.DefaultGradClip,
+	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 1,
+	InitialRetrainEpochs: 0.1, RetrainEpochs: 0.1, RetrainBatchSize: 128, RetrainGradClip: models.DefaultGradClip,
+	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2000, NRand: 8000, Inducing: 500, RawGP: true,
+}
+
+// ErrNoAssembly is the decode error while the assembly search (the authors'
+// dfs_assemble) is not built: a decoded junction tree cannot be turned into
+// a molecule yet.
+var ErrNoAssembly = errors.New("molecule decoding needs the assembly search, not built yet")
+
+func init() { task.Register(task.Define(TaskSpec())) }
+
+// TaskSpec describes the molecule task for the registry: objects are SMILES
+// strings, network examples their JT-VAE featurisation over the vocabulary
+// bound from the task's options.
+func TaskSpec() task.Spec[string, jtvae.Example] {
+	return task.Spec[string, jtvae.Example]{
+		Name:     TaskName,
+		Usage:    "molecules (SMILES) scored by penalised logP (JT-VAE; higher is better)",
+		Defaults: Defaults,
+		Options: []task.Option{
+			{Name: optVocab, Usage: "cluster vocabulary file (default: " + ShippedVocab + " in the data directory)"},
+			{Name: optMolecules, Usage: "data set file written by the data verb (default: " + DataFileName + " in the data directory)"},
+			{Name: optHidden, Default: "450", Usage: "hidden size of a new JT-VAE"},
+			{Name: optCands, Default: "false", Usage: "data: also enumerate every node's attachment candidates (slow)"},
+			{Name: optWorkers, Default: "0", Usage: "data: goroutines (0: all CPUs)"},
+			{Name: optRDKitLog, Default: "false", Usage: "let RDKit print its own log lines on stderr"},
+		},
+		Networks:     []string{jtvae.NetworkKind},
+		Objective:    func(*task.Env) (task.TypedObjective[string], error) { return Objective{}, nil },
+		Dataset:      dataset,
+		BuildData:    buildData,
+		Score:        scoreArgs,
+		Example:      example,
+		Bind:         bind,
+		NewNetwork:   newNetwork,
+		Decode:       decode,
+		ReadObjects:  ReadSmiles,
+		WriteObjects: WriteSmiles,
+		Import:       importCheckpoint,
+	}
+}
+
+// Objective is penalised logP, maximised; a molecule that cannot be scored
+// gets FailureScore.
+type Objective struct{}
+
+// Score returns penalised logP of a SMILES string.
+func (Objective) Score(smiles string) (float64, error) { return Score(smiles) }
+
+// FailureScore is the authors' invalid score.
+func (Objective) FailureScore() float64 { return FailureScore }
+
+// Maximize is true: higher penalised logP is better.
+func (Objective) Maximize() bool { return true }
+
+// Key is the canonical SMILES without stereo (the authors'
+// standardize_smiles); a SMILES RDKit rejects is its own key.
+func (Objective) Key(smiles string) string {
+	if k, err := Standardize(smiles); err == nil {
+		return k
+	}
+	return smiles
+}
+
+// Parse returns the SMILES of a key (a key is a SMILES).
+func (Objective) Parse(key string) (string, error) { return key, nil }
+
+// Describe records the objective.
+func (Objective) Describe() map[string]string {
+	return map[string]string{"objective": "penalised logP (Crippen logP, SA score, cycle term; normalised over ZINC250K)"}
+}
+
+// bound is the featuriser of the vocabulary that the last verb bound.
+var bound struct {
+	sync.Mutex
+	path string
+	f    *Featuriser
+}
+
+// bind reads the vocabulary of env's options and makes it the featuriser's.
+func bind(env *task.Env) error {
+	v, path, err := vocabulary(env)
+	if err != nil {
+		return err
+	}
+	bound.Lock()
+	defer bound.Unlock()
+	if bound.f == nil || bound.path != path {
+		bound.f, bound.path = NewFeaturiser(v), path
+	}
+	return nil
+}
+
+func example(smiles string) (jtvae.Example, error) {
+	bound.Lock()
+	f := bound.f
+	bound.Unlock()
+	if f == nil {
+		return jtvae.Example{}, fmt.Errorf("molecule %q: no vocabulary bound (give --%s)", smiles, optVocab)
+	}
+	return f.Featurise(smiles)
+}
+
+// vocabulary returns the vocabulary of --vocab, else the data directory's
+// shipped one, else (with --synthetic-data) the clusters of the built-in
+// sample; path names it.
+func vocabulary(env *task.Env) (Vocab, string, error) {
+	if p := env.Param(optVocab); p != "" {
+		v, err := ReadVocab(p)
+		return v, p, err
+	}
+	dir, derr := FindDataDir(env.DataDir)
+	if derr == nil {
+		p := filepath.Join(dir, ShippedVocab)
+		v, err := ReadVocab(p)
+		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
+			return v, p, err
+		}
+	} else if !env.Synthetic {
+		return nil, "", fmt.Errorf("molecule vocabulary: give --%s or a data directory: %w", optVocab, derr)
+	}
+	v, err := sampleVocab()
+	return v, "synthetic sample", err
+}
+
+// sampleVocab is the cluster vocabulary of the built-in sample.
+func sampleVocab() (Vocab, error) {
+	seen := map[string]bool{}
+	var v Vocab
+	for _, s := range sampleSmiles {
+		t, err := chem.Decompose(s)
+		if err != nil {
+			return nil, fmt.Errorf("sample molecule %q: %w", s, err)
+		}
+		for _, c := range t.Vocabulary() {
+			if !seen[c] {
+				seen[c] = true
+				v = append(v, c)
+			}
+		}
+		t.Close()
+	}
+	return v, nil
+}
+
+// dataset returns the training split of `data molecule`'s file (molecules
+// every stage handled), or with --synthetic-data and no file the built-in
+// sample scored here.
+func dataset(env *task.Env) ([]string, []float64, string, error) {
+	path := env.Param(optMolecules)
+	if path == "" {
+		if dir, err := FindDataDir(env.DataDir); err == nil {
+			path = filepath.Join(dir, DataFileName)
+		}
+	}
+	if path != "" {
+		smiles, scores, err := readTrainSplit(path)
+		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
+			if errors.Is(err, os.ErrNotExist) {
+				err = fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
+			}
+			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)), err
+		}
+	} else if !env.Synthetic {
+		return nil, nil, "", fmt.Errorf("molecule data set: give --%s (a file of `data molecule`) or --data-dir", optMolecules)
+	}
+	scores := make([]float64, len(sampleSmiles))
+	for i, s := range sampleSmiles {
+		scores[i], _ = Score(s) // FailureScore on error
+	}
+	return append([]string(nil), sampleSmiles...), scores, fmt.Sprintf("synthetic: %d built-in ZINC molecules", len(sampleSmiles)), nil
+}
+
+// readTrainSplit reads the training split's SMILES and scores from a
+// molecules.npz of Build.
+func readTrainSplit(path string) ([]string, []float64, error) {
+	arrays, err := numpy.ReadNPZ(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := map[string]any{}
+	for _, a := range arrays {
+		f[a.Name] = a.Data
+	}
+	smiles, ok1 := f["smiles"].([]string)
+	score, ok2 := f["score"].([]float64)
+	split, ok3 := f["split"].([]int64)
+	good, ok4 := f["ok"].([]bool)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, nil, fmt.Errorf("%s: want arrays smiles (str), score (float64), split (int64), ok (bool)", path)
+	}
+	n := len(smiles)
+	if len(score) != n || len(split) != n || len(good) != n {
+		return nil, nil, fmt.Errorf("%s: arrays of %d, %d, %d, %d entries", path, n, len(score), len(split), len(good))
+	}
+	var s []string
+	var y []float64
+	for i := range smiles {
+		if split[i] == splitTrain && good[i] {
+			s, y = append(s, smiles[i]), append(y, score[i])
+		}
+	}
+	if len(s) == 0 {
+		return nil, nil, fmt.Errorf("%s: no usable training molecule", path)
+	}
+	return s, y, nil
+}
+
+// buildData runs Build into dir with the task's options.
+func buildData(env *task.Env, dir string) error {
+	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	data, err := FindDataDir(env.DataDir)
+	if err != nil {
+		return err
+	}
+	workers, err := strconv.Atoi(env.Param(optWorkers))
+	if err != nil {
+		return fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
+	}
+	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Param(optVocab), Candidates: env.Param(optCands) == "true", Workers: workers}
+	if env.Progress != nil {
+		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
+	}
+	rep, err := Build(o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "molecules %d, failed %d, vocabulary %d (not in the shipped one %d, shipped but not made %d); see %s\n",
+		rep.Total, len(rep.Failures), len(rep.Vocab), len(rep.OnlyOurs), len(rep.OnlyShipped), filepath.Join(dir, ReportFileName))
+	return nil
+}
+
+// scoreArgs prints "SMILES score" for each SMILES of args (or of stdin's
+// lines), the failure score with the reason on stderr when one cannot be
+// scored.
+func scoreArgs(env *task.Env, args []string) error {
+	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	if len(args) == 0 {
+		var err error
+		if args, err = readSmilesLines(os.Stdin, "stdin"); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	for _, s := range args {
+		v, err := Score(s)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", s, err)
+		}
+		fmt.Fprintf(w, "%s %s\n", s, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return nil
+}
+
+// newNetwork returns a JT-VAE over the bound vocabulary with --hidden.
+func newNetwork(env *task.Env, latent int) (models.VAE[jtvae.Example], error) {
+	v, _, err := vocabulary(env)
+	if err != nil {
+		return nil, err
+	}
+	cfg := jtvae.DefaultConfig(v)
+	if cfg.Hidden, err = strconv.Atoi(env.Param(optHidden)); err != nil || cfg.Hidden < 1 {
+		return nil, fmt.Errorf("--%s %q: want a positive integer", optHidden, env.Param(optHidden))
+	}
+	if latent > 0 {
+		if latent%2 != 0 {
+			return nil, fmt.Errorf("latent %d: the JT-VAE splits it evenly between tree and graph", latent)
+		}
+		cfg.Latent, cfg.LatentTree = latent, latent/2
+	}
+	return jtvae.New(cfg)
+}
+
+// decode is not possible yet: greedy tree decoding exists (DecodeTrees), the
+// assembly of a tree into a molecule does not.
+func decode(net models.VAE[jtvae.Example], _ []float64, _ task.DecodeOptions, _ uint64) ([]string, []bool, error) {
+	if _, ok := net.(*jtvae.Model); !ok {
+		return nil, nil, fmt.Errorf("molecule decode: network %T is not the JT-VAE", net)
+	}
+	return nil, nil, ErrNoAssembly
+}
+
+// importCheckpoint converts the authors' JT-VAE checkpoint with the
+// vocabulary of --vocab (or the data directory's).
+func importCheckpoint(env *task.Env, req task.ImportRequest) error {
+	var v Vocab
+	var err error
+	if req.Vocab != "" {
+		v, err = ReadVocab(req.Vocab)
+	} else {
+		v, _, err = vocabulary(env)
+	}
+	if err != nil {
+		return err
+	}
+	net, notes, err := jtvae.ImportModel(req.From, v)
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	for _, n := range notes {
+		fmt.Fprintf(env.Stderr, "import %s: %s\n", req.From, n)
+	}
+	if err := models.SaveNetwork(req.Out, net); err != nil {
+		return err
+	}
+	cfg := net.Config()
+	fmt.Fprintf(env.Stdout, "imported %s (hidden %d, latent %d, %d clusters) from %s: %s (+ %s)\n", jtvae.NetworkKind,
+		cfg.Hidden, cfg.Latent, cfg.VocabSize, req.From, req.Out, models.HeaderPath(req.Out))
+	return nil
+}
+
+// ReadSmiles reads a text file of molecules, the first field of each
+// non-blank line (so that "SMILES score" lines work too).
+func ReadSmiles(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readSmilesLines(f, path)
+}
+
+func readSmilesLines(r io.Reader, name string) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) > 0 {
+			out = append(out, fs[0])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// WriteSmiles writes one SMILES per line, an empty line for an invalid
+// decode, atomically.
+func WriteSmiles(path string, smiles []string, valid []bool) error {
+	var b strings.Builder
+	for i, s := range smiles {
+		if valid[i] {
+			b.WriteString(s)
+		}
+		b.WriteByte('\n')
+	}
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// sampleSmiles are 32 molecules of ZINC250K's JT-VAE test split (those of
+// testdata/jtvae/bench32.npz): the data set of --synthetic-data.
+var sampleSmiles = []string{
+	"O=[N+]([O-])c1c(Nc2ccc(F)c(F)c2)ncnc1Oc1cccc2cccnc12",
+	"Cc1ccc([C@@H](C)NC(=O)N[C@@H](CCO)c2cccs2)cc1",
+	"CCN(CC)S(=O)(=O)c1ccc2nc(-c3ccncc3)cc(C(=O)[O-])c2c1",
+	"CCCN(CC)c1cc[nH+]c(C(=O)[O-])c1",
+	"Cc1ccccc1N1C(=O)C[C@H]([NH+](C2CCCCC2)C2CCCCC2)C1=O",
+	"CS(=O)(=O)[C@H]1O[C@H]1c1ccc(Cl)cc1Cl",
+	"C[C@H](CSc1ccc(C(=O)N(C)C)cn1)C(=O)[O-]",
+	"CCOC(=O)[C@H]1C=C(C#N)O[C@@H](c2ccc(C)cc2)C1",
+	"CCC[NH2+]C1CCC(O)(Cc2nc(C)cs2)CC1",
+	"O=C1c2ccccc2N[C@H](CSC2=NC=NC3=NC=N[C@@H]32)N1c1ccc(Cl)cc1",
+	"CCc1nc2ccccc2c(C(=O)NCc2ccc(OC)c(C(=O)OC)c2)c1C",
+	"Cc1nnccc1C(=O)N[C@H](C)c1ccc(Cl)s1",
+	"O=C(NCCCc1nc(-c2ccc(Br)o2)no1)C1CC1",
+	"CCOc1cccc(NC(=O)CCc2ccc(N)cc2)c1",
+	"COc1ccc(/C=C2/SC(=O)N(CC(=O)Nc3ccc(F)cc3)C2=O)cc1OC",
+	"CC(C)N(C)C(=O)[C@H]1CSCN1C(=O)/C=C/SCc1ccco1",
+	"CCC1(CC)[C@@H](NC(=O)Nc2ccc(C(=O)NC)cc2)[C@H](C)[C@@H]1OC",
+	"N#Cc1ccnc(N2CCC([NH2+]C[C@@H]3CCCO3)CC2)c1",
+	"O=C(Cn1nnn(-c2cccs2)c1=O)OC1CCCCC1",
+	"COc1cccc(COc2ccc(OC)cc2CCl)c1",
+	"CC[C@H](NC(=O)NCc1c(C)noc1C)c1ccc(OC)cc1",
+	"COc1ccc(C(=O)/C=C(\\C)Nc2ccc(F)cc2F)cc1",
+	"O=C(C=C1CCSCC1)N[C@@H]1CCC[C@H]1Cc1ccccc1",
+	"Cc1cccc(C(=O)N[C@@H](C(=O)N2CCC[C@@H](C)C2)C(C)C)c1",
+	"COC(=O)[C@@H](C)Sc1nnc(Nc2cccc(Br)c2)s1",
+	"Cc1cnc(C(=O)Nc2ccc(N(C)C3CC[NH+](C)CC3)cc2)cn1",
+	"CC(=O)Nc1nc2ccc(NC(=O)NCc3ccccc3)cc2s1",
+	"C=CCN1C(=O)/C(=C/c2ccccc2F)S/C1=N\\S(=O)(=O)c1cccs1",
+	"CC[C@H]1CC(=O)N(Cc2ccccc2C#CCCO)C1",
+	"COc1ccc(F)cc1C(=O)Nc1nccs1",
+	"CC[C@@H](CC(=O)NC1(C(=O)OC)CCSCC1)c1ccccc1",
+	"Cc1ccc(C)c(-n2c(SCCCCCO)nc3ccccc3c2=O)c1",
+}

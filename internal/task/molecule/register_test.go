@@ -1,0 +1,196 @@
+package molecule
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// testEnv is the task's env with its option defaults, an empty data
+// directory and the given options.
+func testEnv(t *testing.T, synthetic bool, params map[string]string) *task.Env {
+	t.Helper()
+	env := &task.Env{Params: map[string]string{}, DataDir: t.TempDir(), Synthetic: synthetic, Device: torch.CPU, Seed: 1,
+		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	for _, o := range TaskSpec().Options {
+		env.Params[o.Name] = o.Default
+	}
+	for k, v := range params {
+		env.Params[k] = v
+	}
+	return env
+}
+
+func lookup(t *testing.T) task.Task {
+	t.Helper()
+	tk, err := task.Lookup(TaskName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func writeLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := WriteSmiles(path, lines, slices.Repeat([]bool{true}, len(lines))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImportEncodeMatchesAuthors imports the fixture's Lightning checkpoint
+// through the registry and encodes the fixture's molecules from a SMILES
+// file: featuriser, import and encoder together give the authors' encoder
+// means (float32 network against their float64 run: 1e-4).
+func TestImportEncodeMatchesAuthors(t *testing.T) {
+	tk := lookup(t)
+	dir := t.TempDir()
+	env := testEnv(t, false, map[string]string{optVocab: testVocab})
+	ckpt := filepath.Join(dir, "imported.pt")
+	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/parity.ckpt", Vocab: testVocab, Out: ckpt}); err != nil {
+		t.Fatal(err)
+	}
+	arrays, err := numpy.ReadNPZ("../../../testdata/jtvae/parity.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var smiles []string
+	var mean []float64
+	for _, a := range arrays {
+		switch a.Name {
+		case "smiles":
+			smiles = a.Data.([]string)
+		case "mean":
+			if mean, err = a.Float64s(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	in, out := filepath.Join(dir, "in.smi"), filepath.Join(dir, "z.npy")
+	writeLines(t, in, smiles)
+	if err := tk.Encode(env, task.EncodeRequest{VAE: ckpt, In: in, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	z, err := numpy.ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := z.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(mean) || z.Shape[0] != len(smiles) {
+		t.Fatalf("encoded shape %v, want (%d, %d)", z.Shape, len(smiles), len(mean)/len(smiles))
+	}
+	worst := 0.0
+	for i := range got {
+		worst = max(worst, math.Abs(got[i]-mean[i])/math.Max(1, math.Abs(mean[i])))
+	}
+	if worst > 1e-4 {
+		t.Errorf("encoder means differ from the authors' by up to %.3g", worst)
+	}
+	t.Logf("%d molecules, largest difference %.2g", len(smiles), worst)
+}
+
+// TestTrainSynthetic pretrains a tiny JT-VAE (hidden 16, the sample's own
+// vocabulary) on the built-in sample through the registry, then encodes
+// with the checkpoint; decoding says that it is not built.
+func TestTrainSynthetic(t *testing.T) {
+	tk := lookup(t)
+	env := testEnv(t, true, map[string]string{optHidden: "16"})
+	elbo, err := models.ParseELBO("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elbo.MetricWeight, elbo.Metric.Eta, elbo.PredWeight = 1, models.DefaultEta, 1
+	out := filepath.Join(t.TempDir(), "tiny.pt")
+	req := task.TrainRequest{
+		Opts: models.TrainOptions{ELBO: elbo, Beta: models.FixedBeta(1e-3), LR: 1e-3, BatchSize: 8, GradClip: 20,
+			Device: torch.CPU, Seed: 1},
+		K: math.Inf(1), Epochs: 1, ValFraction: 0.25, LabelledFraction: 1, Out: out,
+	}
+	if err := tk.Train(env, req); err != nil {
+		t.Fatal(err)
+	}
+	net, h, err := jtvae.Load(out, torch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	if cfg := net.Config(); cfg.Hidden != 16 || cfg.Latent != 56 || h.Training == nil {
+		t.Errorf("checkpoint config %+v, training %v", cfg, h.Training)
+	}
+	in, z := filepath.Join(t.TempDir(), "in.smi"), filepath.Join(t.TempDir(), "z.npy")
+	writeLines(t, in, sampleSmiles[:3])
+	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: in, Out: z}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := numpy.ReadNPY(z); err != nil || !slices.Equal(a.Shape, []int{3, 56}) {
+		t.Errorf("encoded %v, %v", a.Shape, err)
+	}
+	if _, _, err := TaskSpec().Decode(net, make([]float64, 56), task.DecodeOptions{Greedy: true}, 0); !errors.Is(err, ErrNoAssembly) {
+		t.Errorf("decode: %v, want ErrNoAssembly", err)
+	}
+}
+
+func TestDatasetFromFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DataFileName)
+	err := numpy.WriteNPZ(path, []numpy.Array{
+		{Name: "smiles", Shape: []int{4}, Data: []string{"CCO", "CCN", "c1ccccc1", "xx"}},
+		{Name: "canonical", Shape: []int{4}, Data: []string{"CCO", "CCN", "c1ccccc1", ""}},
+		{Name: "score", Shape: []int{4}, Data: []float64{1, 2, 3, FailureScore}},
+		{Name: "split", Shape: []int{4}, Data: []int64{0, 1, 0, 0}},
+		{Name: "ok", Shape: []int{4}, Data: []bool{true, true, true, false}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, y, _, err := dataset(testEnv(t, false, map[string]string{optMolecules: path}))
+	if err != nil || !slices.Equal(s, []string{"CCO", "c1ccccc1"}) || !slices.Equal(y, []float64{1, 3}) {
+		t.Errorf("dataset: %v %v %v", s, y, err)
+	}
+	if _, _, _, err := dataset(testEnv(t, false, map[string]string{optMolecules: filepath.Join(t.TempDir(), "none.npz")})); err == nil {
+		t.Error("missing data set without --synthetic-data: no error")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.npz")
+	if err := numpy.WriteNPZ(bad, []numpy.Array{{Name: "smiles", Shape: []int{1}, Data: []string{"C"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readTrainSplit(bad); err == nil {
+		t.Error("data set without scores: no error")
+	}
+}
+
+func TestSmilesFilesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.smi")
+	if err := WriteSmiles(path, []string{"CCO", "", "c1ccccc1"}, []bool{true, false, true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != "CCO\n\nc1ccccc1\n" {
+		t.Fatalf("%q %v", b, err)
+	}
+	got, err := ReadSmiles(path)
+	if err != nil || !slices.Equal(got, []string{"CCO", "c1ccccc1"}) {
+		t.Errorf("read back %v %v", got, err)
+	}
+}
+
+func TestObjectiveKey(t *testing.T) {
+	var o Objective
+	if a, b := o.Key("OCC"), o.Key("C(O)C"); a != b || a != "CCO" {
+		t.Errorf("keys %q %q, want CCO", a, b)
+	}
+	if s, err := o.Score("not a smiles"); err == nil || s != FailureScore {
+		t.Errorf("bad SMILES: %v %v", s, err)
+	}
+}
