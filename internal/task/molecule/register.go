@@ -79,6 +79,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		ReadObjects:  ReadSmiles,
 		WriteObjects: WriteSmiles,
 		Import:       importCheckpoint,
+		Plots:        plots,
 	}
 }
 

@@ -3,6 +3,7 @@ package molecule
 import (
 	"bytes"
 	"errors"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,5 +193,29 @@ func TestObjectiveKey(t *testing.T) {
 	}
 	if s, err := o.Score("not a smiles"); err == nil || s != FailureScore {
 		t.Errorf("bad SMILES: %v %v", s, err)
+	}
+}
+
+func TestPlots(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, false, nil)
+	best := []task.Scored{{Object: "CCO", Score: -0.26, Query: 3}, {Object: "c1ccccc1", Score: 2.09, Query: 7}}
+	if err := lookup(t).Plots(env, dir, best); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, MoleculesPlot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() < 2*b.Dy() {
+		t.Errorf("picture of two molecules side by side is %v", b)
+	}
+	if err := lookup(t).Plots(env, dir, []task.Scored{{Object: 3}}); err == nil {
+		t.Error("object that is not a SMILES: no error")
 	}
 }

@@ -1,0 +1,99 @@
+package molecule
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"io"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+)
+
+// MoleculesPlot is the file name of a run's picture of its best molecules.
+const MoleculesPlot = "molecules.png"
+
+const (
+	plotColumns = 4
+	drawPixels  = 300 // side of each RDKit drawing
+)
+
+// plots writes dir/molecules.png: the best molecules drawn by RDKit, each
+// titled with its penalised logP and query number.
+func plots(env *task.Env, dir string, best []task.Scored) error {
+	if len(best) == 0 {
+		return nil
+	}
+	var tiles []*plot.Plot
+	for _, s := range best {
+		smiles, ok := s.Object.(string)
+		if !ok {
+			return fmt.Errorf("molecules plot: object of type %T, want a SMILES string", s.Object)
+		}
+		p, err := moleculeTile(fmt.Sprintf("%.3f (query %d)", s.Score, s.Query), smiles)
+		if err != nil {
+			return fmt.Errorf("molecules plot: %q: %w", smiles, err)
+		}
+		tiles = append(tiles, p)
+	}
+	path := filepath.Join(dir, MoleculesPlot)
+	if err := writeTiles(path, tiles, min(plotColumns, len(tiles)), 2.5*vg.Inch); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "molecules %s\n", path)
+	return nil
+}
+
+// moleculeTile is one molecule drawn by RDKit under a title.
+func moleculeTile(title, smiles string) (*plot.Plot, error) {
+	m, err := chem.Smiles(smiles)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	b, err := m.DrawPNG(drawPixels, drawPixels)
+	if err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("RDKit drawing: %w", err)
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.HideAxes()
+	p.Add(plotter.NewImage(img, 0, 0, drawPixels, drawPixels))
+	return p, nil
+}
+
+// writeTiles lays plots out in rows of cols tiles of side size and writes a
+// PNG atomically.
+func writeTiles(path string, plots []*plot.Plot, cols int, size vg.Length) error {
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		copy(grid[r], plots[r*cols:min(len(plots), (r+1)*cols)])
+	}
+	c := vgimg.New(size*vg.Length(cols), size*vg.Length(rows))
+	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter}, draw.New(c))
+	for r := range grid {
+		for i, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][i])
+			}
+		}
+	}
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+		return err
+	})
+}
