@@ -3,7 +3,6 @@ package expression
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	gvae "github.com/tlbo-native/tlbo-native/models/expression"
@@ -54,7 +52,7 @@ func TaskSpec() task.Spec[string, models.Dense] {
 		Decode:       decode,
 		Report:       report,
 		ReadObjects:  ReadLines,
-		WriteObjects: WriteLines,
+		WriteObjects: task.WriteLines,
 		Import:       importCheckpoint,
 	}
 }
@@ -264,22 +262,6 @@ func readTextLines(f *os.File, name string) ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return lines, nil
-}
-
-// WriteLines writes one expression per line, an empty line for an invalid
-// decode, atomically.
-func WriteLines(path string, texts []string, valid []bool) error {
-	var b strings.Builder
-	for i, t := range texts {
-		if valid[i] {
-			b.WriteString(t)
-		}
-		b.WriteByte('\n')
-	}
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		_, err := io.WriteString(w, b.String())
-		return err
-	})
 }
 
 // importCheckpoint converts the authors' grammar VAE (a Lightning checkpoint

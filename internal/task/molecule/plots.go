@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
-	"io"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
@@ -45,7 +41,7 @@ func plots(env *task.Env, dir string, best []task.Scored) error {
 		tiles = append(tiles, p)
 	}
 	path := filepath.Join(dir, MoleculesPlot)
-	if err := writeTiles(path, tiles, min(plotColumns, len(tiles)), 2.5*vg.Inch); err != nil {
+	if err := task.WriteTiles(path, tiles, min(plotColumns, len(tiles)), 2.5*vg.Inch); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "molecules %s\n", path)
@@ -72,28 +68,4 @@ func moleculeTile(title, smiles string) (*plot.Plot, error) {
 	p.HideAxes()
 	p.Add(plotter.NewImage(img, 0, 0, drawPixels, drawPixels))
 	return p, nil
-}
-
-// writeTiles lays plots out in rows of cols tiles of side size and writes a
-// PNG atomically.
-func writeTiles(path string, plots []*plot.Plot, cols int, size vg.Length) error {
-	rows := (len(plots) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-		copy(grid[r], plots[r*cols:min(len(plots), (r+1)*cols)])
-	}
-	c := vgimg.New(size*vg.Length(cols), size*vg.Length(rows))
-	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter}, draw.New(c))
-	for r := range grid {
-		for i, p := range grid[r] {
-			if p != nil {
-				p.Draw(canvases[r][i])
-			}
-		}
-	}
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-		return err
-	})
 }

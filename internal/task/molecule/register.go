@@ -77,7 +77,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		NewNetwork:   newNetwork,
 		Decode:       decode,
 		ReadObjects:  ReadSmiles,
-		WriteObjects: WriteSmiles,
+		WriteObjects: task.WriteLines,
 		Import:       importCheckpoint,
 		Plots:        plots,
 	}
@@ -378,22 +378,6 @@ func readSmilesLines(r io.Reader, name string) ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return out, nil
-}
-
-// WriteSmiles writes one SMILES per line, an empty line for an invalid
-// decode, atomically.
-func WriteSmiles(path string, smiles []string, valid []bool) error {
-	var b strings.Builder
-	for i, s := range smiles {
-		if valid[i] {
-			b.WriteString(s)
-		}
-		b.WriteByte('\n')
-	}
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		_, err := io.WriteString(w, b.String())
-		return err
-	})
 }
 
 // sampleSmiles are 32 molecules of ZINC250K's JT-VAE test split (those of

@@ -43,7 +43,7 @@ func lookup(t *testing.T) task.Task {
 
 func writeLines(t *testing.T, path string, lines []string) {
 	t.Helper()
-	if err := WriteSmiles(path, lines, slices.Repeat([]bool{true}, len(lines))); err != nil {
+	if err := task.WriteLines(path, lines, slices.Repeat([]bool{true}, len(lines))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -173,7 +173,7 @@ func TestDatasetFromFile(t *testing.T) {
 
 func TestSmilesFilesRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.smi")
-	if err := WriteSmiles(path, []string{"CCO", "", "c1ccccc1"}, []bool{true, false, true}); err != nil {
+	if err := task.WriteLines(path, []string{"CCO", "", "c1ccccc1"}, []bool{true, false, true}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

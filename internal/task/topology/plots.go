@@ -5,16 +5,12 @@ import (
 	"image"
 	"image/color"
 	stddraw "image/draw"
-	"io"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	conv "github.com/tlbo-native/tlbo-native/models/topology"
 )
@@ -78,36 +74,11 @@ func plots(env *task.Env, dir string, best []task.Scored) error {
 		tiles = append(tiles, tile(fmt.Sprintf("%.4f (query %d)", s.Score, s.Query), designImage(d)))
 	}
 	path := filepath.Join(dir, DesignsPlot)
-	if err := writeGrid(path, tiles, min(plotColumns, len(tiles)), 2*vg.Inch); err != nil {
+	if err := task.WriteTiles(path, tiles, min(plotColumns, len(tiles)), 2*vg.Inch); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "designs %s\n", path)
 	return nil
-}
-
-// writeGrid lays plots out in rows of cols tiles of side size and writes
-// a PNG atomically.
-func writeGrid(path string, plots []*plot.Plot, cols int, size vg.Length) error {
-	rows := (len(plots) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-		copy(grid[r], plots[r*cols:min(len(plots), (r+1)*cols)])
-	}
-	c := vgimg.New(size*vg.Length(cols), size*vg.Length(rows))
-	dc := draw.New(c)
-	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter}, dc)
-	for r := range grid {
-		for i, p := range grid[r] {
-			if p != nil {
-				p.Draw(canvases[r][i])
-			}
-		}
-	}
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-		return err
-	})
 }
 
 // LatentMap draws the designs decoded (sigmoid, not rounded) from an n x n
@@ -149,5 +120,5 @@ func LatentMap(m *conv.Model, path string, n int, box float64) error {
 	p.Title.Text = fmt.Sprintf("decoded designs over [-%g, %g]^2", box, box)
 	p.X.Label.Text, p.Y.Label.Text = "z1", "z2"
 	p.Add(plotter.NewImage(img, -half, -half, half, half))
-	return writeGrid(path, []*plot.Plot{p}, 1, 8*vg.Inch)
+	return task.WriteTiles(path, []*plot.Plot{p}, 1, 8*vg.Inch)
 }
