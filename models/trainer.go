@@ -445,8 +445,11 @@ func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoc
 			}
 			rep.Val = &vl
 			if t.Plateau != nil {
+				// The authors' callbacks watch Keras' val_loss, whose KL
+				// weight is the one training is at, not the final one.
+				monitor := vl.Total + (t.Opts.Beta.At(t.Step)-vl.Beta)*vl.KL
 				var lr float64
-				rep.Best, lr = t.Plateau.Epoch(vl.Total, t.adam.Opts.LR)
+				rep.Best, lr = t.Plateau.Epoch(monitor, t.adam.Opts.LR)
 				t.adam.SetLR(lr)
 			}
 		}
