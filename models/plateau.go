@@ -9,6 +9,7 @@ import (
 // and tracks the best validation loss, as the authors' pretraining does
 // (Keras' ReduceLROnPlateau with factor 0.2, patience 1 and a floor of 1e-4
 // on the validation loss, and ModelCheckpoint keeping the best epoch).
+// Trainer.Fit applies it once the KL weight has reached its final value.
 type Plateau struct {
 	// Factor multiplies the learning rate after Patience epochs without an
 	// improvement larger than MinDelta; MinLR is its floor.

@@ -444,12 +444,15 @@ func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoc
 				return fmt.Errorf("epoch %d: validation: %w", t.Epoch, err)
 			}
 			rep.Val = &vl
-			if t.Plateau != nil {
-				// The authors' callbacks watch Keras' val_loss, whose KL
-				// weight is the one training is at, not the final one.
-				monitor := vl.Total + (t.Opts.Beta.At(t.Step)-vl.Beta)*vl.KL
+			// The plateau schedule and the best epoch start once the KL
+			// weight has reached its final value: during annealing the
+			// validation loss rises with the weight, which would cut the
+			// learning rate and keep a barely regularised epoch (the
+			// authors' callbacks run from the first epoch, but their 300
+			// epochs leave annealing far behind).
+			if t.Plateau != nil && t.Opts.Beta.At(t.Step) >= t.Opts.Beta.Final {
 				var lr float64
-				rep.Best, lr = t.Plateau.Epoch(monitor, t.adam.Opts.LR)
+				rep.Best, lr = t.Plateau.Epoch(vl.Total, t.adam.Opts.LR)
 				t.adam.SetLR(lr)
 			}
 		}

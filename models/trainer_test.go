@@ -223,3 +223,33 @@ func TestPlateau(t *testing.T) {
 		t.Error("factor 1 accepted")
 	}
 }
+
+// TestPlateauWaitsForAnnealing checks that Fit applies the plateau schedule
+// only once the KL weight is final: every annealing epoch is the latest best
+// and keeps the learning rate.
+func TestPlateauWaitsForAnnealing(t *testing.T) {
+	tr := toyTrainer(t, "lbo")
+	tr.Opts.Beta = BetaSchedule{Init: 1e-4, Final: 1, Warmup: 0, Every: 1, Factor: 1.1}
+	tr.Plateau = AuthorsPlateau()
+	train, val, err := toyData(300).Split(0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []EpochReport
+	err = tr.Fit(train, val, 4, nil, func(r EpochReport) error {
+		reports = append(reports, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7 steps per epoch: beta reaches 1 after about 97 steps, i.e. in the 14th epoch.
+	for _, r := range reports {
+		if !r.Best || r.LR != 1e-2 {
+			t.Errorf("annealing epoch %d: best %v lr %v, want true and the initial 0.01", r.Epoch, r.Best, r.LR)
+		}
+	}
+	if tr.Plateau.HasBest {
+		t.Error("the plateau schedule saw an annealing epoch")
+	}
+}
