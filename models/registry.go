@@ -145,3 +145,35 @@ func LoadTrainer[E any](path string, dev torch.Device, kinds ...string) (VAE[E],
 	}
 	return v, tr, nil
 }
+
+// RegisterConfig registers a network kind whose builder takes its
+// configuration as a C, decoded from the checkpoint header's JSON.
+func RegisterConfig[C any, N Network](kind string, build func(C) (N, error)) {
+	RegisterNetwork(kind, func(raw json.RawMessage) (Network, error) {
+		var cfg C
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return nil, err
+		}
+		n, err := build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return n, nil
+	})
+}
+
+// LoadNetwork loads a checkpoint of one network kind (Load) as that
+// network's own type N.
+func LoadNetwork[N Network](path string, dev torch.Device, kind string) (N, Header, error) {
+	var zero N
+	net, h, err := Load(path, dev, kind)
+	if err != nil {
+		return zero, h, err
+	}
+	n, ok := net.(N)
+	if !ok {
+		net.Close()
+		return zero, h, fmt.Errorf("checkpoint %s: network %q is a %T, not a %T", path, kind, net, zero)
+	}
+	return n, h, nil
+}

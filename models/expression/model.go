@@ -12,7 +12,6 @@
 package expression
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 
@@ -271,24 +270,12 @@ func (m *Model) decodeOne(logits []float32, attempts int, rng *rand.Rand) []int 
 	return found[best].rules
 }
 
-func init() {
-	models.RegisterNetwork(NetworkKind, func(raw json.RawMessage) (models.Network, error) {
-		var cfg Config
-		if err := json.Unmarshal(raw, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { models.RegisterConfig(NetworkKind, New) }
 
 // Load reads a grammar-VAE checkpoint (written by SaveNetwork or by a
 // trainer) onto dev and returns the network and the checkpoint's header. A
 // checkpoint of another network, or one whose tensors do not fit the
 // configuration, is an error naming the file.
 func Load(path string, dev torch.Device) (*Model, models.Header, error) {
-	v, h, err := models.LoadVAE[models.Dense](path, dev, NetworkKind)
-	if err != nil {
-		return nil, h, err
-	}
-	return v.(*Model), h, nil
+	return models.LoadNetwork[*Model](path, dev, NetworkKind)
 }

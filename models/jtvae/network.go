@@ -30,7 +30,6 @@
 package jtvae
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -253,22 +252,10 @@ func (m *Model) LatentDim() int { return m.cfg.Latent }
 // Describe returns the network kind and its configuration.
 func (m *Model) Describe() (string, any) { return NetworkKind, m.cfg }
 
-func init() {
-	models.RegisterNetwork(NetworkKind, func(raw json.RawMessage) (models.Network, error) {
-		var cfg Config
-		if err := json.Unmarshal(raw, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { models.RegisterConfig(NetworkKind, New) }
 
 // Load reads a JT-VAE checkpoint (written by SaveNetwork, a trainer or
 // Import followed by SaveNetwork) onto dev.
 func Load(path string, dev torch.Device) (*Model, models.Header, error) {
-	v, h, err := models.LoadVAE[Example](path, dev, NetworkKind)
-	if err != nil {
-		return nil, h, err
-	}
-	return v.(*Model), h, nil
+	return models.LoadNetwork[*Model](path, dev, NetworkKind)
 }

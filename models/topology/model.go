@@ -16,7 +16,6 @@
 package topology
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/tlbo-native/tlbo-native/models"
@@ -228,22 +227,10 @@ func (m *Model) Decode(z []float64) ([][]uint8, error) {
 	return out, nil
 }
 
-func init() {
-	models.RegisterNetwork(NetworkKind, func(raw json.RawMessage) (models.Network, error) {
-		var cfg Config
-		if err := json.Unmarshal(raw, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { models.RegisterConfig(NetworkKind, New) }
 
 // Load reads a topology-VAE checkpoint (written by SaveNetwork or by a
 // trainer) onto dev and returns the network and the checkpoint's header.
 func Load(path string, dev torch.Device) (*Model, models.Header, error) {
-	v, h, err := models.LoadVAE[models.Dense](path, dev, NetworkKind)
-	if err != nil {
-		return nil, h, err
-	}
-	return v.(*Model), h, nil
+	return models.LoadNetwork[*Model](path, dev, NetworkKind)
 }
