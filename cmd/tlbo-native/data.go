@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/signal"
+	"syscall"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/tlbo-native/tlbo-native/internal/task"
@@ -24,7 +28,9 @@ func dataCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					env.Progress = newTrainProgress()
+					ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+					defer stop()
+					env.Progress, env.Ctx = newTrainProgress(), ctx
 					return t.BuildData(env, c.String("out"))
 				},
 			}

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -63,55 +57,6 @@ func topologySolveCommand() *cli.Command {
 			fmt.Printf("cpu_seconds %.3f\n", cpuSeconds()-cpu0)
 			fmt.Printf("compliance_first %.10g\n", res.ComplianceFirst)
 			fmt.Printf("compliance %.10g\n", res.Compliance)
-			return nil
-		},
-	}
-}
-
-func dataTopologyCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "topology",
-		Usage: "solve random 40x40 SIMP problems; write DIR/" + simp.DataFileName,
-		Description: "Design i depends on (seed, i) only. Runs on all cores (one OpenBLAS thread per solve);\n" +
-			"a killed run resumes from DIR/.topology-parts, keeping finished designs.",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "n", Value: 10000, Usage: "number of designs"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of the random problems (below 2^63)"},
-			&cli.StringFlag{Name: "out", Usage: "output directory", Required: true},
-			&cli.IntFlag{Name: "workers", Usage: "parallel solves (0: the number of CPUs)"},
-		},
-		Action: func(c *cli.Context) error {
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			start := time.Now()
-			var bar *progressbar.ProgressBar
-			first := -1
-			out, err := simp.Generate(ctx, simp.GenerateOptions{
-				Dir: c.String("out"), N: c.Int("n"), Seed: c.Uint64("seed"), Workers: c.Int("workers"),
-				Progress: func(done, total int) {
-					if bar == nil { // the first call: the bar counts this run's designs only
-						first = done
-						bar = progressbar.NewOptions(total-done, progressbar.OptionSetWriter(os.Stderr),
-							progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("designs"),
-							progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(20),
-							progressbar.OptionSetDescription(fmt.Sprintf("kept %d", done)))
-					}
-					_ = bar.Set(done - first)
-				},
-			})
-			if bar != nil {
-				_ = bar.Finish()
-				fmt.Fprintln(os.Stderr)
-			}
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return fmt.Errorf("interrupted: finished designs are kept in %s; rerun to resume", c.String("out"))
-				}
-				return err
-			}
-			fmt.Printf("designs %d (%d solved in this run)\n", c.Int("n"), c.Int("n")-max(first, 0))
-			fmt.Printf("out %s\n", out)
-			fmt.Printf("seconds %.1f\n", time.Since(start).Seconds())
 			return nil
 		},
 	}

@@ -130,10 +130,10 @@ func trainAction(c *cli.Context) error {
 // trainProgress draws a progress bar per epoch with the running mean of every
 // loss component (a line per epoch when stderr is not a terminal).
 type trainProgress struct {
-	tty  bool
-	bar  *progressbar.ProgressBar
-	sum  models.Losses
-	last time.Time
+	tty   bool
+	bar   *progressbar.ProgressBar
+	sum   models.Losses
+	first int // items already done when Count was first called
 }
 
 func newTrainProgress() *trainProgress {
@@ -169,14 +169,20 @@ func (p *trainProgress) Epoch(r models.EpochReport, epochs int) {
 	fmt.Fprintln(os.Stderr, line)
 }
 
-// Count reports items done, at most about once a second.
+// Count draws a bar of the items done in this run (count, rate, time left);
+// items found done from an earlier run are named in its description.
 func (p *trainProgress) Count(what string, i, n int) {
-	if i == n || time.Since(p.last) > time.Second {
-		p.last = time.Now()
-		fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, i, n)
-		if i == n {
-			fmt.Fprintln(os.Stderr)
-		}
+	if p.bar == nil {
+		p.first = i
+		p.bar = progressbar.NewOptions(n-i, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(), progressbar.OptionSetItsString(what), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetWidth(20), progressbar.OptionSetDescription(fmt.Sprintf("%s kept %d", what, i)))
+	}
+	p.bar.Set(i - p.first)
+	if i == n {
+		p.bar.Finish()
+		fmt.Fprintln(os.Stderr)
+		p.bar = nil
 	}
 }
 

@@ -15,6 +15,7 @@
 package task
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -87,10 +88,21 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Progress, when set, is told about long work.
 	Progress Progress
+	// Ctx, when set, cancels long work (e.g. on SIGINT); work done so far is
+	// kept where the verb can resume.
+	Ctx context.Context
 }
 
 // Param returns the value of a task option.
 func (e *Env) Param(name string) string { return e.Params[name] }
+
+// Context returns Ctx, or context.Background when it is not set.
+func (e *Env) Context() context.Context {
+	if e.Ctx == nil {
+		return context.Background()
+	}
+	return e.Ctx
+}
 
 // Progress receives progress reports of long work; cmd/ draws them.
 type Progress interface {

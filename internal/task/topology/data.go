@@ -212,7 +212,7 @@ func buildData(env *task.Env, dir string) error {
 		return fmt.Errorf("--%s %q: want a positive integer", optN, env.Param(optN))
 	}
 	start := time.Now()
-	out, err := simp.Generate(context.Background(), simp.GenerateOptions{Dir: dir, N: n, Seed: env.Seed,
+	out, err := simp.Generate(env.Context(), simp.GenerateOptions{Dir: dir, N: n, Seed: env.Seed,
 		Progress: func(done, total int) {
 			if env.Progress != nil {
 				env.Progress.Count("designs", done, total)
