@@ -46,8 +46,8 @@ func TestBetaSchedule(t *testing.T) {
 	fx := fixture.Load(t, "models", "beta_schedule.npz")
 	p := fixture.Float64s(t, fx["params"])
 	b := BetaSchedule{Init: p[0], Final: p[1], Warmup: int(p[2]), Every: int(p[3]), Factor: p[4]}
-	if b != ExpressionBeta() {
-		t.Errorf("fixture schedule %+v differs from ExpressionBeta %+v", b, ExpressionBeta())
+	if b != AnnealedBeta(1e-6, 0.04, 500) {
+		t.Errorf("fixture schedule %+v differs from the expression schedule %+v", b, AnnealedBeta(1e-6, 0.04, 500))
 	}
 	for step, want := range fixture.Float64s(t, fx["beta"]) {
 		if got := b.At(step); !closeTo(got/want, 1, 1e-9) {

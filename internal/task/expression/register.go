@@ -24,7 +24,7 @@ const TaskName = "expression"
 // without gradient clipping (as the authors), a GP of 2500 + 500 points with
 // 500 inducing points.
 var Defaults = task.Defaults{
-	Epochs: 300, BatchSize: 256, LR: 1e-3, K: 1e-3, Beta: models.ExpressionBeta(), GradClip: 0,
+	Epochs: 300, BatchSize: 256, LR: 1e-3, K: 1e-3, Beta: models.AnnealedBeta(1e-6, 0.04, 500), GradClip: 0,
 	MetricWeight: 10, Eta: models.DefaultEta, PredWeight: 1,
 	InitialRetrainEpochs: 1, RetrainEpochs: 1, RetrainBatchSize: 256, RetrainGradClip: 0,
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,

@@ -21,7 +21,7 @@ const TaskName = "topology"
 // query) at batch 256 with clipping at 20, budget 500, r 50, a GP on 2500 best
 // + 500 random points with 500 inducing points.
 var Defaults = task.Defaults{
-	Epochs: 300, BatchSize: 1024, LR: 1e-3, K: 1e-3, Beta: models.TopologyBeta(), GradClip: 0,
+	Epochs: 300, BatchSize: 1024, LR: 1e-3, K: 1e-3, Beta: models.AnnealedBeta(1e-6, 1e-4, 1000), GradClip: 0,
 	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 10,
 	InitialRetrainEpochs: 1, RetrainEpochs: 1, RetrainBatchSize: 256, RetrainGradClip: models.DefaultGradClip,
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
