@@ -5,7 +5,7 @@ import "testing"
 // BenchmarkFeaturise featurises the 32 built-in molecules (tree, graph and
 // assembly candidates) per iteration.
 func BenchmarkFeaturise(b *testing.B) {
-	vocab, err := ReadVocab(testVocab)
+	vocab, err := ReadVocab(testVocab(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -55,9 +55,9 @@ func writeLines(t *testing.T, path string, lines []string) {
 func TestImportEncodeMatchesAuthors(t *testing.T) {
 	tk := lookup(t)
 	dir := t.TempDir()
-	env := testEnv(t, false, map[string]string{optVocab: testVocab})
+	env := testEnv(t, false, map[string]string{optVocab: testVocab(t)})
 	ckpt := filepath.Join(dir, "imported.pt")
-	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/parity.ckpt", Vocab: testVocab, Out: ckpt}); err != nil {
+	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/parity.ckpt", Vocab: testVocab(t), Out: ckpt}); err != nil {
 		t.Fatal(err)
 	}
 	arrays, err := numpy.ReadNPZ("../../../testdata/jtvae/parity.npz")
