@@ -150,16 +150,9 @@ func readSmilesFile(path string) ([]string, error) {
 		}
 		r = zr
 	}
-	var out []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		if fs := strings.Fields(sc.Text()); len(fs) > 0 {
-			out = append(out, fs[0])
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	out, err := readSmilesLines(r, path)
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no molecules", path)
