@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -52,7 +53,7 @@ func TestCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertClose(t, "means after reload", got, want, 0)
+	fixture.CloseScaled(t, "means after reload", got, want, 0)
 
 	resumed, rt, err := models.LoadTrainer[models.Dense](path, torch.CPU, NetworkKind)
 	if err != nil {

@@ -1,11 +1,11 @@
 package expression
 
 import (
-	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -25,24 +25,6 @@ func testGrammar() Grammar {
 		LHS:             []int{ntS, ntS, ntS, ntS, ntT, ntT, ntT, ntT, ntT, ntT, ntT, ntNothing},
 		RHSNonterminals: [][]int{st, st, st, {ntT}, {ntS}, {ntS}, {ntS}, {}, {}, {}, {}, {}},
 		NumNonterminals: 3, Start: ntS, Padding: ntNothing,
-	}
-}
-
-// assertClose fails when some got[i] differs from want[i] by more than
-// tol * max(1, max|want|).
-func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	scale := 1.0
-	for _, w := range want {
-		scale = math.Max(scale, math.Abs(w))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*scale {
-			t.Fatalf("%s[%d] = %.8g, want %.8g (tolerance %g x %g)", what, i, got[i], want[i], tol, scale)
-		}
 	}
 }
 
@@ -80,17 +62,17 @@ func TestMatchesPyTorch(t *testing.T) {
 	m.SetTraining(false)
 	torch.NoGrad(func() {
 		mu, s := m.EncodeParams(b)
-		assertClose(t, "eval mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["eval_mu"]), 1e-5)
-		assertClose(t, "eval log-std", fixture.Float64s(t, s), fixture.Float64s(t, fx["eval_log_std"]), 1e-5)
-		assertClose(t, "eval logits", fixture.Float64s(t, m.Logits(z)), fixture.Float64s(t, fx["eval_logits"]), 1e-5)
-		assertClose(t, "eval rec", fixture.Float64s(t, m.ReconstructionLoss(z, b)), fixture.Float64s(t, fx["eval_rec"]), 1e-5)
+		fixture.CloseScaled(t, "eval mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["eval_mu"]), 1e-5)
+		fixture.CloseScaled(t, "eval log-std", fixture.Float64s(t, s), fixture.Float64s(t, fx["eval_log_std"]), 1e-5)
+		fixture.CloseScaled(t, "eval logits", fixture.Float64s(t, m.Logits(z)), fixture.Float64s(t, fx["eval_logits"]), 1e-5)
+		fixture.CloseScaled(t, "eval rec", fixture.Float64s(t, m.ReconstructionLoss(z, b)), fixture.Float64s(t, fx["eval_rec"]), 1e-5)
 	})
 
 	m.SetTraining(true)
 	mu, s := m.EncodeParams(b)
 	rec := m.ReconstructionLoss(z, b)
-	assertClose(t, "train mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["train_mu"]), 1e-5)
-	assertClose(t, "train rec", fixture.Float64s(t, rec), fixture.Float64s(t, fx["train_rec"]), 1e-5)
+	fixture.CloseScaled(t, "train mu", fixture.Float64s(t, mu), fixture.Float64s(t, fx["train_mu"]), 1e-5)
+	fixture.CloseScaled(t, "train rec", fixture.Float64s(t, rec), fixture.Float64s(t, fx["train_rec"]), 1e-5)
 	if err := rec.Add(mu.Sum()).Add(s.Square().Sum()).Backward(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +87,9 @@ func TestMatchesPyTorch(t *testing.T) {
 			if err != nil || g == nil {
 				t.Fatalf("%s: no gradient (%v)", name, err)
 			}
-			assertClose(t, name, fixture.Float64s(t, sc.Own(g)), fixture.Float64s(t, want), 1e-4)
+			fixture.CloseScaled(t, name, fixture.Float64s(t, sc.Own(g)), fixture.Float64s(t, want), 1e-4)
 		case len(name) > 6 && name[:6] == "after/":
-			assertClose(t, name, fixture.Float64s(t, state[name[6:]]), fixture.Float64s(t, want), 1e-5)
+			fixture.CloseScaled(t, name, fixture.Float64s(t, state[name[6:]]), fixture.Float64s(t, want), 1e-5)
 		}
 	}
 }

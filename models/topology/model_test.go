@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/fixture"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -109,24 +110,6 @@ func values(t *testing.T, x *torch.Tensor) []float64 {
 	return v
 }
 
-// assertClose fails when some got[i] differs from want[i] by more than
-// tol * max(1, max|want|).
-func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	scale := 1.0
-	for _, w := range want {
-		scale = math.Max(scale, math.Abs(w))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*scale {
-			t.Fatalf("%s[%d] = %.8g, want %.8g (tolerance %g x %g)", what, i, got[i], want[i], tol, scale)
-		}
-	}
-}
-
 // TestStateDictNames checks the authors' nn.Sequential names and shapes
 // (DESIGN.md section 3), which the fixture script checks against their code.
 func TestStateDictNames(t *testing.T) {
@@ -179,10 +162,10 @@ func TestMatchesPyTorch(t *testing.T) {
 	m.SetTraining(false)
 	torch.NoGrad(func() {
 		mu, s := m.EncodeParams(b)
-		assertClose(t, "eval mu", values(t, mu), values(t, fx["eval_mu"]), 1e-5)
-		assertClose(t, "eval log-std", values(t, s), values(t, fx["eval_log_std"]), 1e-5)
-		assertClose(t, "eval logits", values(t, m.Logits(z)), values(t, fx["eval_logits"]), 1e-5)
-		assertClose(t, "eval rec", values(t, m.ReconstructionLoss(z, b)), values(t, fx["eval_rec"]), 1e-5)
+		fixture.CloseScaled(t, "eval mu", values(t, mu), values(t, fx["eval_mu"]), 1e-5)
+		fixture.CloseScaled(t, "eval log-std", values(t, s), values(t, fx["eval_log_std"]), 1e-5)
+		fixture.CloseScaled(t, "eval logits", values(t, m.Logits(z)), values(t, fx["eval_logits"]), 1e-5)
+		fixture.CloseScaled(t, "eval rec", values(t, m.ReconstructionLoss(z, b)), values(t, fx["eval_rec"]), 1e-5)
 	})
 	zs := values(t, z)
 	probs, err := m.DecodeProbs(zs)
@@ -209,9 +192,9 @@ func TestMatchesPyTorch(t *testing.T) {
 	m.SetTraining(true)
 	mu, s := m.EncodeParams(b)
 	rec := m.ReconstructionLoss(z, b)
-	assertClose(t, "train mu", values(t, mu), values(t, fx["train_mu"]), 1e-5)
-	assertClose(t, "train log-std", values(t, s), values(t, fx["train_log_std"]), 1e-5)
-	assertClose(t, "train rec", values(t, rec), values(t, fx["train_rec"]), 1e-5)
+	fixture.CloseScaled(t, "train mu", values(t, mu), values(t, fx["train_mu"]), 1e-5)
+	fixture.CloseScaled(t, "train log-std", values(t, s), values(t, fx["train_log_std"]), 1e-5)
+	fixture.CloseScaled(t, "train rec", values(t, rec), values(t, fx["train_rec"]), 1e-5)
 	if err := rec.Add(mu.Sum()).Add(s.Square().Sum()).Backward(); err != nil {
 		t.Fatal(err)
 	}
@@ -233,10 +216,10 @@ func TestMatchesPyTorch(t *testing.T) {
 				ws := want.Shape()
 				g = g.Narrow(0, 0, ws[0]).Narrow(1, 0, ws[1])
 			}
-			assertClose(t, name, values(t, g), values(t, want), 1e-4)
+			fixture.CloseScaled(t, name, values(t, g), values(t, want), 1e-4)
 			checked++
 		case "after":
-			assertClose(t, name, values(t, state[param]), values(t, want), 1e-5)
+			fixture.CloseScaled(t, name, values(t, state[param]), values(t, want), 1e-5)
 			checked++
 		}
 	}
