@@ -30,7 +30,7 @@ func dataCommand() *cli.Command {
 					}
 					ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 					defer stop()
-					env.Progress, env.Ctx = newTrainProgress(), ctx
+					env.Progress, env.Ctx = newProgress(), ctx
 					return t.BuildData(env, c.String("out"))
 				},
 			}

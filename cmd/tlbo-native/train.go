@@ -116,7 +116,7 @@ func trainAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	env.Device, env.Progress = dev, newTrainProgress()
+	env.Device, env.Progress = dev, newProgress()
 	fmt.Fprintf(os.Stderr, "BLAS: %s\n", blas)
 	cpu0 := cpuSeconds()
 	if err := t.Train(env, req); err != nil {
@@ -127,21 +127,22 @@ func trainAction(c *cli.Context) error {
 	return nil
 }
 
-// trainProgress draws a progress bar per epoch with the running mean of every
-// loss component (a line per epoch when stderr is not a terminal).
-type trainProgress struct {
+// progress draws long work for the user: a bar per training epoch with the
+// running mean of every loss component (a line per epoch when stderr is not
+// a terminal), and a bar of items for data-set building.
+type progress struct {
 	tty   bool
 	bar   *progressbar.ProgressBar
 	sum   models.Losses
 	first int // items already done when Count was first called
 }
 
-func newTrainProgress() *trainProgress {
-	return &trainProgress{tty: term.IsTerminal(int(os.Stderr.Fd()))}
+func newProgress() *progress {
+	return &progress{tty: term.IsTerminal(int(os.Stderr.Fd()))}
 }
 
 // Step advances the bar.
-func (p *trainProgress) Step(epoch, epochs, i, n int, l models.Losses) {
+func (p *progress) Step(epoch, epochs, i, n int, l models.Losses) {
 	if !p.tty {
 		return
 	}
@@ -156,7 +157,7 @@ func (p *trainProgress) Step(epoch, epochs, i, n int, l models.Losses) {
 }
 
 // Epoch prints the epoch's training and validation losses.
-func (p *trainProgress) Epoch(r models.EpochReport, epochs int) {
+func (p *progress) Epoch(r models.EpochReport, epochs int) {
 	if p.bar != nil {
 		p.bar.Finish()
 		fmt.Fprintln(os.Stderr)
@@ -171,7 +172,7 @@ func (p *trainProgress) Epoch(r models.EpochReport, epochs int) {
 
 // Count draws a bar of the items done in this run (count, rate, time left);
 // items found done from an earlier run are named in its description.
-func (p *trainProgress) Count(what string, i, n int) {
+func (p *progress) Count(what string, i, n int) {
 	if p.bar == nil {
 		p.first = i
 		p.bar = progressbar.NewOptions(n-i, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),

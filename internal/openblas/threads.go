@@ -60,3 +60,13 @@ func SetThreads(n int) {
 func Threads() int {
 	return int(C.openblas_get_num_threads())
 }
+
+// SingleThreadUnlessSet gives OpenBLAS one thread unless OPENBLAS_NUM_THREADS
+// or TLBO_BLAS_THREADS says otherwise: libtorch's own threads run beside
+// OpenBLAS's, and on a small machine the two oversubscribe the cores (tests
+// of networks call it from TestMain).
+func SingleThreadUnlessSet() {
+	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("TLBO_BLAS_THREADS") == "" {
+		SetThreads(1)
+	}
+}

@@ -13,8 +13,6 @@ import (
 // internal/openblas also selects OpenBLAS kernels that match the CPU. (Test
 // only: package expression itself imports nothing from internal/.)
 func TestMain(m *testing.M) {
-	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("TLBO_BLAS_THREADS") == "" {
-		openblas.SetThreads(1)
-	}
+	openblas.SingleThreadUnlessSet()
 	os.Exit(m.Run())
 }

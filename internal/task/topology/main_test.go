@@ -10,8 +10,6 @@ import (
 // TestMain gives libtorch's matrix products one OpenBLAS thread (see
 // models/expression's TestMain).
 func TestMain(m *testing.M) {
-	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("TLBO_BLAS_THREADS") == "" {
-		openblas.SetThreads(1)
-	}
+	openblas.SingleThreadUnlessSet()
 	os.Exit(m.Run())
 }
