@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Summarise experiment runs: best score after 100, 250 and 500 queries (mean, std over
-seeds; lower is better) and where the time went.
+seeds; in the task's direction, read from each run's config.json) and where the time went.
+The best after n queries is the best of the queries alone; the "start" column is the best of
+the labelled data set the run started from (results.npz's initial_best), which a query has to
+beat to improve the curve of `tlbo-native plot`.
 
     docs/experiment/summarize.py RUNS_DIR
 
@@ -15,13 +18,21 @@ import os
 import statistics
 import sys
 
+import numpy
+
 
 CHECKPOINTS = (100, 250, 500)
 
 
-def run_summary(journal):
+def run_summary(run):
     """Returns the number of queries, the best score after each checkpoint
-    (None where the run is shorter) and the time per stage."""
+    (missing where the run is shorter), the time per stage and the run's
+    starting best."""
+    with open(os.path.join(run, "config.json")) as f:
+        better = max if json.load(f).get("maximize") == "true" else min
+    with numpy.load(os.path.join(run, "results.npz")) as r:
+        start = float(r["initial_best"][0])
+    journal = os.path.join(run, "journal.jsonl")
     t = collections.Counter()
     best = None
     at = {}
@@ -39,10 +50,11 @@ def run_summary(journal):
             for k in ("encode", "gp_fit", "acq", "decode", "eval"):
                 t[k] += tm.get(k, 0)
             t["total_queries"] += tm["total"] + tm.get("encode", 0)
-            best = q["score"] if best is None else min(best, q["score"])
+            best = q["score"] if best is None else better(best, q["score"])
             if n in CHECKPOINTS:
                 at[n] = best
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
+    t["start"] = start
     return n, at, t
 
 
@@ -52,10 +64,10 @@ def main(root):
         if not os.path.isdir(d):
             continue
         method = os.path.basename(d).rsplit("-seed", 1)[0]
-        groups[method].append(run_summary(os.path.join(d, "journal.jsonl")))
+        groups[method].append(run_summary(d))
     cols = " | ".join(f"best after {c}" for c in CHECKPOINTS)
-    print(f"| method | runs | queries | {cols} | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
-    print("|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|")
+    print(f"| method | runs | queries | start | {cols} | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
+    print("|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|")
     for method, runs in groups.items():
         cells = []
         for c in CHECKPOINTS:
@@ -65,12 +77,13 @@ def main(root):
                 continue
             sd = statistics.stdev(bests) if len(bests) > 1 else 0.0
             cells.append(f"{statistics.mean(bests):.4f} ± {sd:.4f}")
+        starts = sorted({f"{t['start']:.4f}" for _, _, t in runs})
         walls = [t["wall"] for _, _, t in runs]
         tot = collections.Counter()
         for _, _, t in runs:
-            tot.update(t)
+            tot.update({k: v for k, v in t.items() if k != "start"})
         share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%"
-        print(f"| {method} | {len(runs)} | {runs[0][0]} | {' | '.join(cells)} | "
+        print(f"| {method} | {len(runs)} | {runs[0][0]} | {', '.join(starts)} | {' | '.join(cells)} | "
               f"{statistics.mean(walls):.0f} | {share('retrain')} | {share('gp_fit')} | {share('acq')} | "
               f"{share('decode')} | {share('encode')} | {share('eval')} |")
 

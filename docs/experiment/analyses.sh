@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The paper's latent-space analyses (DESIGN.md section 10) on VAEs pretrained
+# as run.sh pretrains them, one per ELBO: vanilla (lbo), simple (s),
+# contrastive (c), log-ratio (lr) and soft triplet (t), the same epochs for
+# all. Writes OUT/analyses/gp_loglik.* (Table 1) and
+# OUT/analyses/latent_distances.* (Fig. 2).
+#
+#   [TASK=expression] docs/experiment/analyses.sh OUT_DIR EPOCHS [MAX_POINTS]
+#
+# OUT_DIR may be run.sh's: its lbo and t checkpoints are reused (resumed to
+# EPOCHS, which does nothing when they are there). MAX_POINTS (default 4000)
+# is the random subset of labelled points analysed: SGPR with 500 inducing
+# points on the whole 40k expressions takes hours per VAE on two cores.
+# $TASK_FLAGS and $TRAIN_FLAGS as in run.sh.
+set -euo pipefail
+out=${1:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
+epochs=${2:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
+maxp=${3:-4000}
+task=${TASK:-expression}
+bin=${TLBO_BIN:-bin/tlbo-native}
+data=${TLBO_DATA:-../shared/data}
+read -r -a taskf <<<"${TASK_FLAGS:-}"
+read -r -a trainf <<<"${TRAIN_FLAGS:-}"
+mkdir -p "$out/analyses"
+
+ckpt() { # ELBO -> checkpoint path
+  # Runs made before run.sh took a task named their checkpoints gvae-*.
+  if [ -e "$out/gvae-$1.last.json" ]; then echo "$out/gvae-$1.pt"; else echo "$out/vae-$1.pt"; fi
+}
+# The three run.sh does not make first, so that run.sh's can finish meanwhile.
+for e in s c lr lbo t; do
+  resume=()
+  [ -f "$(ckpt "$e" | sed 's/\.pt$/.last.json/')" ] && resume=(--resume)
+  "$bin" train --task "$task" --data-dir "$data" --elbo "$e" --epochs "$epochs" --threads 1 --seed 0 \
+    "${taskf[@]}" "${trainf[@]}" --out "$(ckpt "$e")" "${resume[@]}" > "$out/pretrain-$e.log" 2>&1 ||
+    { echo "pretraining $e: FAILED, see $out/pretrain-$e.log" >&2; exit 1; }
+done
+# Table 1's order and names.
+args=()
+for pair in lbo:vanilla s:simple c:contrastive lr:log-ratio t:triplet; do
+  args+=(--vae "$(ckpt "${pair%%:*}")" --name "${pair#*:}")
+done
+for analysis in gp-loglik latent-distances; do
+  "$bin" analyze "$analysis" --task "$task" --data-dir "$data" "${taskf[@]}" "${args[@]}" \
+    --max-points "$maxp" --threads 1 --out "$out/analyses"
+done
