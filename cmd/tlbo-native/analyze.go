@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tlbo-native/tlbo-native/internal/analysis"
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
@@ -54,6 +58,7 @@ func analyzeCommand() *cli.Command {
 				),
 				Action: distancesAction,
 			},
+			recoveryCommand(),
 		},
 	}
 }
@@ -293,4 +298,223 @@ func subsample(z *mat.Dense, y []float64, m int, seed uint64) (*mat.Dense, []flo
 func stem(path string) string {
 	b := filepath.Base(path)
 	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// recoveryCommand is `analyze domain-recovery`.
+func recoveryCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "domain-recovery",
+		Usage: "appendix: p(l), how likely each model version of BO runs decodes near the target to the target, by method",
+		Description: "For a task whose objective is the similarity to a target (topology). For each --run (an optimize\n" +
+			"--run-dir) and each model version model-v<v> in it (l = v+1 retrainings; --pretrained adds the run's\n" +
+			"pretrained VAE, found by its digest, as l = 0): encode the run's target; p = the fraction of --decodes\n" +
+			"stochastic decodings of a latent point whose similarity with the target exceeds --threshold; the\n" +
+			"point is carried from version to version, and candidates drawn from the version's q(z | target), at\n" +
+			"most --candidates, replace it as soon as one raises p above the p reached so far (internal/analysis\n" +
+			"DomainRecovery). Runs are grouped by method (strategy and ELBO of config.json). Writes\n" +
+			"OUT/domain_recovery.txt, .npz and .png.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "task", Required: true, Usage: "task of the runs: " + strings.Join(task.Names(), ", ")},
+			&cli.StringSliceFlag{Name: "run", Required: true, Usage: "BO run directory (optimize --run-dir); repeat for several"},
+			&cli.StringSliceFlag{Name: "pretrained", Usage: "pretrained VAE of some runs (.pt), matched to runs by config.json's vae-sha256, reported as l = 0"},
+			&cli.IntFlag{Name: "decodes", Value: 100, Usage: "decodings per latent point"},
+			&cli.Float64Flag{Name: "threshold", Usage: "similarity a decoding must exceed (default: the task's, 0.8 for topology)"},
+			&cli.IntFlag{Name: "candidates", Value: 100, Usage: "most candidates drawn from q(z | target) per version (0: carry the first encoder mean)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the decodings and candidates"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
+			deviceFlag, threadsFlag,
+		},
+		Action: recoveryAction,
+	}
+}
+
+// recoveryRun is a run directory to analyse: its configuration and the
+// checkpoint of each version.
+type recoveryRun struct {
+	dir, name string
+	fields    map[string]string
+	versions  []int
+	files     map[int]string
+}
+
+func recoveryAction(c *cli.Context) error {
+	t, err := lookupTask(c)
+	if err != nil {
+		return err
+	}
+	tt, ok := t.(task.TargetTask)
+	if !ok {
+		return fmt.Errorf("--task %s: its objective is not the similarity to a target, so there is no domain to recover", t.Name())
+	}
+	o := analysis.RecoveryOptions{Decodes: c.Int("decodes"), Threshold: tt.Recovery().Threshold, Candidates: c.Int("candidates"), Seed: c.Uint64("seed")}
+	if c.IsSet("threshold") {
+		o.Threshold = c.Float64("threshold")
+	}
+	if o.Decodes < 1 || o.Candidates < 0 {
+		return fmt.Errorf("--decodes %d and --candidates %d: want >= 1 and >= 0", o.Decodes, o.Candidates)
+	}
+	runs, err := readRecoveryRuns(c.StringSlice("run"), t.Name(), c.StringSlice("pretrained"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.String("out"), 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	dev, err := setupTorch(c)
+	if err != nil {
+		return err
+	}
+	env := &task.Env{Params: map[string]string{}, Device: dev, Seed: o.Seed, Stdout: os.Stdout, Stderr: os.Stderr}
+	var results []analysis.RecoveryRun
+	targets := map[string]bool{}
+	for _, r := range runs {
+		res, target, err := recoverRun(tt, env, r, o)
+		if err != nil {
+			return err
+		}
+		targets[target] = true
+		results = append(results, res)
+	}
+	rec := tt.Recovery()
+	notes := []string{
+		fmt.Sprintf("task %s; target: %s", t.Name(), strings.Join(slices.Sorted(maps.Keys(targets)), "; ")),
+		fmt.Sprintf("p = fraction of %d decodings with %s > %g; a decoding: %s", o.Decodes, rec.Similarity, o.Threshold, rec.Decoding),
+		fmt.Sprintf("point carried across versions (first: the encoder mean); at most %d candidates from q(z | target) per version, until one raises p; seed %d",
+			o.Candidates, o.Seed),
+		"l = v+1 for model-v<v> (retrainings, the initial one included); l = 0: the pretrained model (--pretrained)",
+	}
+	files, err := analysis.WriteRecovery(c.String("out"), notes, analysis.TabulateRecovery(results))
+	return printFiles(files, err)
+}
+
+// recoverRun runs the protocol over one run's versions, with progress on
+// stderr and a summary on stdout; it returns the run's target description.
+func recoverRun(tt task.TargetTask, env *task.Env, r recoveryRun, o analysis.RecoveryOptions) (analysis.RecoveryRun, string, error) {
+	seed, err := strconv.ParseUint(r.fields["seed"], 10, 64)
+	if err != nil {
+		return analysis.RecoveryRun{}, "", fmt.Errorf("run %s: field seed of %s: %w", r.dir, bo.ConfigFile, err)
+	}
+	res := analysis.RecoveryRun{Name: r.name, Method: analysis.MethodLabel(r.fields["strategy"], r.fields["elbo"]), Seed: seed}
+	var target string
+	start := time.Now()
+	open := func(v int) (analysis.RecoveryModel, error) {
+		m, err := tt.OpenTargetModel(env, r.files[v], r.fields)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.files[v], err)
+		}
+		target = m.Target()
+		return m, nil
+	}
+	o.Progress = func(s analysis.RecoveryStep) {
+		which := fmt.Sprintf("model-v%d", s.Version)
+		if s.Version < 0 {
+			which = "pretrained"
+		}
+		raised := ""
+		if s.Raised {
+			raised = ", raised"
+		}
+		fmt.Fprintf(os.Stderr, "%s: l=%d (%s) p %.2f (carried %.2f, encoder mean %.2f, %d candidates%s) %.0f s\n", r.name,
+			analysis.RecoveryL(s.Version), which, s.P, s.Carried, s.AtMean, s.Drawn, raised, time.Since(start).Seconds())
+	}
+	steps, err := analysis.DomainRecovery(r.versions, open, o)
+	if err != nil {
+		return res, "", fmt.Errorf("run %s: %w", r.dir, err)
+	}
+	res.Steps = steps
+	ps := make([]string, len(steps))
+	for i, s := range steps {
+		ps[i] = fmt.Sprintf("%.2f", s.P)
+	}
+	fmt.Printf("%s (%s, seed %d): p = %s\n", r.name, res.Method, seed, strings.Join(ps, " "))
+	return res, target, nil
+}
+
+// readRecoveryRuns reads each run directory's configuration (it must be a
+// run of the task) and model versions, and matches the pretrained VAEs to
+// the runs by digest.
+func readRecoveryRuns(dirs []string, taskName string, pretrained []string) ([]recoveryRun, error) {
+	digests := map[string]string{}
+	for _, p := range pretrained {
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return nil, fmt.Errorf("--pretrained: %w", err)
+		}
+		digests[sum] = p
+	}
+	used := map[string]bool{}
+	var runs []recoveryRun
+	for _, dir := range dirs {
+		r, err := readRecoveryRun(dir, taskName)
+		if err != nil {
+			return nil, err
+		}
+		if len(pretrained) > 0 {
+			p, ok := digests[r.fields["vae-sha256"]]
+			if !ok {
+				return nil, fmt.Errorf("run %s: field vae-sha256 %q of %s matches none of --pretrained", dir, r.fields["vae-sha256"], bo.ConfigFile)
+			}
+			used[p] = true
+			r.versions, r.files[-1] = append([]int{-1}, r.versions...), p
+		}
+		runs = append(runs, r)
+	}
+	for _, p := range pretrained {
+		if !used[p] {
+			return nil, fmt.Errorf("--pretrained %s is the pretrained VAE of none of the runs", p)
+		}
+	}
+	nameRuns(runs)
+	return runs, nil
+}
+
+// readRecoveryRun reads one run directory.
+func readRecoveryRun(dir, taskName string) (recoveryRun, error) {
+	fs, err := bo.ReadConfigFields(dir)
+	if err != nil {
+		return recoveryRun{}, fmt.Errorf("run %s: %w", dir, err)
+	}
+	r := recoveryRun{dir: dir, fields: map[string]string{}, files: map[int]string{}}
+	for _, f := range fs {
+		r.fields[f.Name] = f.Value
+	}
+	if got := r.fields["task"]; got != taskName {
+		return r, fmt.Errorf("run %s: field task of %s is %q, want %q", dir, bo.ConfigFile, got, taskName)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return r, fmt.Errorf("run %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		num, ok := strings.CutPrefix(e.Name(), "model-v")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 0 || !e.IsDir() {
+			continue
+		}
+		file := filepath.Join(dir, e.Name(), "model.pt")
+		if _, err := os.Stat(file); err != nil {
+			return r, fmt.Errorf("run %s: %w", dir, err)
+		}
+		r.versions, r.files[v] = append(r.versions, v), file
+	}
+	if len(r.versions) == 0 {
+		return r, fmt.Errorf("run %s: no model versions (model-v<N>/model.pt): the run has not retrained yet, or was not made with optimize --run-dir", dir)
+	}
+	slices.Sort(r.versions)
+	return r, nil
+}
+
+// nameRuns labels runs by their directory's name, or by the path as given
+// when two runs share a name.
+func nameRuns(runs []recoveryRun) {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[filepath.Base(filepath.Clean(r.dir))]++
+	}
+	for i, r := range runs {
+		runs[i].name = filepath.Base(filepath.Clean(r.dir))
+		if count[runs[i].name] > 1 {
+			runs[i].name = filepath.Clean(r.dir)
+		}
+	}
 }

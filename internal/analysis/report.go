@@ -3,8 +3,11 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -262,4 +265,171 @@ func writePlot(w io.Writer, p *plot.Plot, widthInches float64) error {
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// RecoveryBase is the file name of the domain-recovery report.
+const RecoveryBase = "domain_recovery"
+
+// RecoveryL is the paper's index of a model version: the number of
+// retrainings behind it (the pretrained model, version -1, is l = 0; a BO
+// run's version v follows its (v+1)-th retraining, the initial one
+// included).
+func RecoveryL(version int) int { return version + 1 }
+
+// WriteRecovery writes dir/domain_recovery.txt (p(l) per run and mean ±
+// std per method), .npz (versions, l, runs, methods, seeds, p, carried,
+// p_mean_point, drawn, raised per run and version; mean, std, count per
+// method and version; NaN or -1 where a run lacks a version) and .png (p(l)
+// per method, mean with a ± std band) and returns the paths.
+func WriteRecovery(dir string, notes []string, t RecoveryTable) ([]string, error) {
+	if len(t.Runs) == 0 || len(t.Versions) == 0 {
+		return nil, fmt.Errorf("analysis: no runs or versions to report")
+	}
+	var b bytes.Buffer
+	writeNotes(&b, notes)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	head := make([]string, len(t.Versions))
+	for j, v := range t.Versions {
+		head[j] = fmt.Sprintf("l=%d", RecoveryL(v))
+	}
+	fmt.Fprintf(tw, "run\tmethod\tseed\t%s\n", strings.Join(head, "\t"))
+	for i, r := range t.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, r.Method, r.Seed, strings.Join(cells(t.P[i], nil), "\t"))
+	}
+	fmt.Fprintf(tw, "\t\t\t\nmethod (mean ± std)\truns\t\t%s\n", strings.Join(head, "\t"))
+	for m, name := range t.Methods {
+		fmt.Fprintf(tw, "%s\t%d\t\t%s\n", name, maxInt(t.Count[m]), strings.Join(cells(t.Mean[m], t.Std[m]), "\t"))
+	}
+	tw.Flush()
+	png := func(w io.Writer) error {
+		p, err := recoveryPlot(t)
+		if err != nil {
+			return err
+		}
+		return writePlot(w, p, 7)
+	}
+	return writeAll(filepath.Join(dir, RecoveryBase), b.Bytes(), recoveryArrays(t), png)
+}
+
+// cells formats values (with ± std when std is given); NaN is "-".
+func cells(v, std []float64) []string {
+	out := make([]string, len(v))
+	for j, x := range v {
+		switch {
+		case math.IsNaN(x):
+			out[j] = "-"
+		case std != nil:
+			out[j] = fmt.Sprintf("%.2f ± %.2f", x, std[j])
+		default:
+			out[j] = fmt.Sprintf("%.2f", x)
+		}
+	}
+	return out
+}
+
+func maxInt(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// recoveryArrays lays the table out as npz arrays.
+func recoveryArrays(t RecoveryTable) []numpy.Array {
+	nr, nv, nm := len(t.Runs), len(t.Versions), len(t.Methods)
+	versions, ls := make([]int64, nv), make([]int64, nv)
+	for j, v := range t.Versions {
+		versions[j], ls[j] = int64(v), int64(RecoveryL(v))
+	}
+	names, methods, seeds := make([]string, nr), make([]string, nr), make([]int64, nr)
+	p, carried, atMean := make([]float64, 0, nr*nv), nanFilled(nr*nv), nanFilled(nr*nv)
+	drawn, raised := make([]int64, nr*nv), make([]int64, nr*nv)
+	for i, r := range t.Runs {
+		names[i], methods[i], seeds[i] = r.Name, r.Method, int64(r.Seed) // numpy has no uint64 here; seeds stay below 2^63
+		p = append(p, t.P[i]...)
+		for j := range nv {
+			drawn[i*nv+j], raised[i*nv+j] = -1, -1
+		}
+		for _, s := range r.Steps {
+			k := i*nv + slices.Index(t.Versions, s.Version)
+			carried[k], atMean[k], drawn[k], raised[k] = s.Carried, s.AtMean, int64(s.Drawn), 0
+			if s.Raised {
+				raised[k] = 1
+			}
+		}
+	}
+	mean, std, count := make([]float64, 0, nm*nv), make([]float64, 0, nm*nv), make([]int64, 0, nm*nv)
+	for m := range t.Methods {
+		mean, std = append(mean, t.Mean[m]...), append(std, t.Std[m]...)
+		for _, c := range t.Count[m] {
+			count = append(count, int64(c))
+		}
+	}
+	return []numpy.Array{
+		{Name: "versions", Shape: []int{nv}, Data: versions}, {Name: "l", Shape: []int{nv}, Data: ls},
+		{Name: "runs", Shape: []int{nr}, Data: names}, {Name: "run_methods", Shape: []int{nr}, Data: methods},
+		{Name: "seeds", Shape: []int{nr}, Data: seeds},
+		{Name: "p", Shape: []int{nr, nv}, Data: p}, {Name: "carried", Shape: []int{nr, nv}, Data: carried},
+		{Name: "p_mean_point", Shape: []int{nr, nv}, Data: atMean},
+		{Name: "drawn", Shape: []int{nr, nv}, Data: drawn}, {Name: "raised", Shape: []int{nr, nv}, Data: raised},
+		{Name: "methods", Shape: []int{nm}, Data: append([]string(nil), t.Methods...)},
+		{Name: "mean", Shape: []int{nm, nv}, Data: mean}, {Name: "std", Shape: []int{nm, nv}, Data: std},
+		{Name: "count", Shape: []int{nm, nv}, Data: count},
+	}
+}
+
+func nanFilled(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out
+}
+
+// recoveryPlot draws p(l) per method: the mean over its runs as a line
+// with points and the band mean ± std (clipped to [0, 1]).
+func recoveryPlot(t RecoveryTable) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "domain recovery: p(l) of the target"
+	p.X.Label.Text = "l (retrainings; 0: the pretrained model)"
+	p.Y.Label.Text = "p(l)"
+	p.Y.Min, p.Y.Max = 0, 1.05
+	p.Add(plotter.NewGrid())
+	for m, name := range t.Methods {
+		col := plotutil.Color(m)
+		var mean, lo, hi plotter.XYs
+		for j, v := range t.Versions {
+			if t.Count[m][j] == 0 {
+				continue
+			}
+			x := float64(RecoveryL(v))
+			mean = append(mean, plotter.XY{X: x, Y: t.Mean[m][j]})
+			lo = append(lo, plotter.XY{X: x, Y: max(0, t.Mean[m][j]-t.Std[m][j])})
+			hi = append(hi, plotter.XY{X: x, Y: min(1, t.Mean[m][j]+t.Std[m][j])})
+		}
+		if len(mean) == 0 {
+			continue
+		}
+		if len(mean) > 1 {
+			slices.Reverse(lo)
+			band, err := plotter.NewPolygon(append(hi, lo...))
+			if err != nil {
+				return nil, fmt.Errorf("analysis: plot: %w", err)
+			}
+			r, g, bl, _ := col.RGBA()
+			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 60}
+			band.LineStyle.Width = 0
+			p.Add(band)
+		}
+		line, points, err := plotter.NewLinePoints(mean)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: plot: %w", err)
+		}
+		line.Color, line.Width, points.Color = col, vg.Points(1.5), col
+		p.Add(line, points)
+		p.Legend.Add(fmt.Sprintf("%s (%d runs)", name, maxInt(t.Count[m])), line, points)
+	}
+	p.Legend.Top, p.Legend.Left = false, false
+	return p, nil
 }

@@ -11,6 +11,11 @@
 // their data set with replacement, which can leave copies of the target in
 // it (DESIGN.md section 11).
 //
+// The registered task is also a task.TargetTask, for the domain-recovery
+// analysis (recovery.go): the target of a BO run is read back from its
+// configuration (field target-key), and a stochastic decoding draws every
+// pixel from the decoder's Bernoulli probabilities.
+//
 // Where this package follows the paper or DESIGN.md rather than the
 // authors' code: augmentation rotates by multiples of 90 degrees and flips
 // vertically (their torchvision pipeline rotates by random angles within 45,

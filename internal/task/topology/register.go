@@ -27,7 +27,8 @@ var Defaults = task.Defaults{
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
 }
 
-func init() { task.Register(task.Define(TaskSpec())) }
+// init registers the task with its domain-recovery hooks (recovery.go).
+func init() { task.Register(targetTask{task.Define(TaskSpec())}) }
 
 // TaskSpec describes the topology task for the registry: objects are
 // designs, network examples their pixels as float32.
