@@ -1,15 +1,26 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/analysis"
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/internal/task/topology"
+	"github.com/tlbo-native/tlbo-native/models"
+	convnet "github.com/tlbo-native/tlbo-native/models/topology"
+	"github.com/tlbo-native/tlbo-native/torch"
 )
 
 func runAnalyze(args ...string) error {
@@ -93,5 +104,177 @@ func TestAnalyzeVAE(t *testing.T) {
 	txt, _ := os.ReadFile(filepath.Join(out, "gp_loglik.txt"))
 	if !strings.Contains(string(txt), "task expression: 160 labelled points") || !strings.Contains(string(txt), "\ngvae ") {
 		t.Errorf("gp_loglik.txt:\n%s", txt)
+	}
+}
+
+// recoveryFixture writes a fabricated BO run directory of the topology
+// task: config.json (method, seed, target) and a model version per seed
+// (untrained conv VAEs of latent size 2, initialised from that seed).
+func recoveryFixture(t *testing.T, dir string, fields map[string]string, versionSeeds ...uint64) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, bo.ConfigFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for v, s := range versionSeeds {
+		writeTinyConvVAE(t, filepath.Join(dir, fmt.Sprintf("model-v%d", v), "model.pt"), s)
+	}
+}
+
+// writeTinyConvVAE saves an untrained 2-d conv VAE initialised from seed.
+func writeTinyConvVAE(t *testing.T, path string, seed uint64) {
+	t.Helper()
+	if err := torch.ManualSeed(seed); err != nil {
+		t.Fatal(err)
+	}
+	net, err := convnet.New(convnet.Config{Latent: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := models.SaveNetwork(path, net); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnalyzeDomainRecovery runs the verb on three fabricated runs (two
+// LBO seeds, one T-LBO) with their pretrained VAEs and checks the table
+// against the protocol run directly on the same checkpoints.
+func TestAnalyzeDomainRecovery(t *testing.T) {
+	root := t.TempDir()
+	pre := map[string]string{"lbo": filepath.Join(root, "vae-lbo.pt"), "t": filepath.Join(root, "vae-t.pt")}
+	writeTinyConvVAE(t, pre["lbo"], 100)
+	writeTinyConvVAE(t, pre["t"], 200)
+	// Every pixel material: the similarity of a design with it is the
+	// square root of its share of material, about 0.707 for an untrained
+	// decoder's near-1/2 probabilities, so the threshold below splits them.
+	full := make(topology.Design, topology.Pixels)
+	for i := range full {
+		full[i] = 1
+	}
+	run := func(elbo, seed string) map[string]string {
+		sum, err := fileSHA256(pre[elbo])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"task": "topology", "strategy": "bo", "elbo": elbo, "seed": seed, "vae-sha256": sum,
+			"target": "the full design", "target-key": topology.Key(full)}
+	}
+	dirs := []string{filepath.Join(root, "lbo-seed1"), filepath.Join(root, "lbo-seed2"), filepath.Join(root, "tlbo-seed1")}
+	recoveryFixture(t, dirs[0], run("lbo", "1"), 1, 2, 3)
+	recoveryFixture(t, dirs[1], run("lbo", "2"), 4, 5)
+	recoveryFixture(t, dirs[2], run("t", "1"), 6, 7, 8)
+	out := filepath.Join(root, "out")
+	args := []string{"domain-recovery", "--task", "topology", "--decodes", "40", "--candidates", "6", "--threshold", "0.7071",
+		"--seed", "9", "--out", out, "--pretrained", pre["lbo"], "--pretrained", pre["t"]}
+	for _, d := range dirs {
+		args = append(args, "--run", d)
+	}
+	if err := runAnalyze(args...); err != nil {
+		t.Fatal(err)
+	}
+	arrays, err := numpy.ReadNPZ(filepath.Join(out, analysis.RecoveryBase+".npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]numpy.Array{}
+	for _, a := range arrays {
+		by[a.Name] = a
+	}
+	if l := by["l"].Data.([]int64); !slices.Equal(l, []int64{0, 1, 2, 3}) {
+		t.Fatalf("l %v, want 0 (pretrained) to 3", l)
+	}
+	if m := by["methods"].Data.([]string); !slices.Equal(m, []string{"LBO", "T-LBO"}) {
+		t.Errorf("methods %v", m)
+	}
+	// The protocol run directly on each run's checkpoints.
+	tk, err := task.Lookup("topology")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := tk.(task.TargetTask)
+	env := &task.Env{Device: torch.CPU}
+	got := by["p"].Data.([]float64)
+	var lboMean [4]float64
+	for r, d := range dirs {
+		fields := run([]string{"lbo", "lbo", "t"}[r], []string{"1", "2", "1"}[r])
+		files, versions := map[int]string{-1: pre[fields["elbo"]]}, []int{-1}
+		for v := range []int{3, 2, 3}[r] {
+			files[v] = filepath.Join(d, fmt.Sprintf("model-v%d", v), "model.pt")
+			versions = append(versions, v)
+		}
+		open := func(v int) (analysis.RecoveryModel, error) { return tt.OpenTargetModel(env, files[v], fields) }
+		steps, err := analysis.DomainRecovery(versions, open, analysis.RecoveryOptions{Decodes: 40, Threshold: 0.7071, Candidates: 6, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 4 {
+			want := math.NaN()
+			if j < len(steps) {
+				want = steps[j].P
+			}
+			if g := got[r*4+j]; g != want && !(math.IsNaN(g) && math.IsNaN(want)) {
+				t.Errorf("run %s l=%d: p %v, want %v", d, j, g, want)
+			}
+			if r < 2 && j < 3 {
+				lboMean[j] += want / 2
+			}
+		}
+	}
+	mean := by["mean"].Data.([]float64)
+	for j := range 3 {
+		if math.Abs(mean[j]-lboMean[j]) > 1e-12 {
+			t.Errorf("LBO mean at l=%d: %v, want %v", j, mean[j], lboMean[j])
+		}
+	}
+	if c := by["count"].Data.([]int64); !slices.Equal(c, []int64{2, 2, 2, 1, 1, 1, 1, 1}) {
+		t.Errorf("runs per method and l: %v", c)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, analysis.RecoveryBase+".txt"))
+	for _, want := range []string{"target: the full design", "40 decodings", "lbo-seed2", "T-LBO"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("domain_recovery.txt lacks %q:\n%s", want, txt)
+		}
+	}
+}
+
+func TestAnalyzeDomainRecoveryErrors(t *testing.T) {
+	root := t.TempDir()
+	key := topology.Key(slices.Repeat([]uint8{1}, topology.Pixels))
+	ok := map[string]string{"task": "topology", "strategy": "bo", "elbo": "lbo", "seed": "1", "target-key": key, "vae-sha256": "abc"}
+	good := filepath.Join(root, "good")
+	recoveryFixture(t, good, ok, 1)
+	expr := filepath.Join(root, "expr")
+	recoveryFixture(t, expr, map[string]string{"task": "expression", "seed": "1"})
+	empty := filepath.Join(root, "empty")
+	recoveryFixture(t, empty, ok)
+	noTarget := filepath.Join(root, "notarget")
+	recoveryFixture(t, noTarget, map[string]string{"task": "topology", "strategy": "bo", "elbo": "lbo", "seed": "1"}, 1)
+	out := filepath.Join(root, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--task", "topology", "--run", filepath.Join(root, "none")}, "config.json"},
+		{[]string{"--task", "topology", "--run", expr}, `field task of config.json is "expression", want "topology"`},
+		{[]string{"--task", "topology", "--run", empty}, "no model versions"},
+		{[]string{"--task", "topology", "--run", noTarget}, "no field target-key"},
+		{[]string{"--task", "topology", "--run", good, "--pretrained", filepath.Join(good, "model-v0", "model.pt")}, "matches none of --pretrained"},
+		{[]string{"--task", "expression", "--run", good}, "not the similarity to a target"},
+		{[]string{"--task", "topology", "--run", good, "--decodes", "0"}, "--decodes 0"},
+	} {
+		args := append([]string{"domain-recovery", "--out", out}, c.args...)
+		if err := runAnalyze(args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)
+		}
 	}
 }

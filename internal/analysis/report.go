@@ -277,7 +277,7 @@ const RecoveryBase = "domain_recovery"
 func RecoveryL(version int) int { return version + 1 }
 
 // WriteRecovery writes dir/domain_recovery.txt (p(l) per run and mean ±
-// std per method), .npz (versions, l, runs, methods, seeds, p, carried,
+// std per method, with the number of runs where fewer have l), .npz (versions, l, runs, methods, seeds, p, carried,
 // p_mean_point, drawn, raised per run and version; mean, std, count per
 // method and version; NaN or -1 where a run lacks a version) and .png (p(l)
 // per method, mean with a ± std band) and returns the paths.
@@ -298,7 +298,13 @@ func WriteRecovery(dir string, notes []string, t RecoveryTable) ([]string, error
 	}
 	fmt.Fprintf(tw, "\t\t\t\nmethod (mean ± std)\truns\t\t%s\n", strings.Join(head, "\t"))
 	for m, name := range t.Methods {
-		fmt.Fprintf(tw, "%s\t%d\t\t%s\n", name, maxInt(t.Count[m]), strings.Join(cells(t.Mean[m], t.Std[m]), "\t"))
+		row, runs := cells(t.Mean[m], t.Std[m]), maxInt(t.Count[m])
+		for j, c := range t.Count[m] {
+			if c > 0 && c < runs { // a version some runs have not reached
+				row[j] += fmt.Sprintf(" (%d)", c)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t\t%s\n", name, runs, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	png := func(w io.Writer) error {
