@@ -310,8 +310,8 @@ func recoveryCommand() *cli.Command {
 			"pretrained VAE, found by its digest, as l = 0): encode the run's target; p = the fraction of --decodes\n" +
 			"stochastic decodings of a latent point whose similarity with the target exceeds --threshold; the\n" +
 			"point is carried from version to version, and candidates drawn from the version's q(z | target), at\n" +
-			"most --candidates, replace it as soon as one raises p above the p reached so far (internal/analysis\n" +
-			"DomainRecovery). Runs are grouped by method (strategy and ELBO of config.json). Writes\n" +
+			"most --candidates, replace it as soon as one raises p above the p reached so far or reaches 1\n" +
+			"(internal/analysis DomainRecovery). Runs are grouped by method: strategy and ELBO of config.json. Writes\n" +
 			"OUT/domain_recovery.txt, .npz and .png.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "task", Required: true, Usage: "task of the runs: " + strings.Join(task.Names(), ", ")},
@@ -400,7 +400,7 @@ func recoverRun(tt task.TargetTask, env *task.Env, r recoveryRun, o analysis.Rec
 	open := func(v int) (analysis.RecoveryModel, error) {
 		m, err := tt.OpenTargetModel(env, r.files[v], r.fields)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.files[v], err)
+			return nil, fmt.Errorf("%s with the target of %s: %w", r.files[v], filepath.Join(r.dir, bo.ConfigFile), err)
 		}
 		target = m.Target()
 		return m, nil

@@ -267,7 +267,7 @@ func TestAnalyzeDomainRecoveryErrors(t *testing.T) {
 		{[]string{"--task", "topology", "--run", filepath.Join(root, "none")}, "config.json"},
 		{[]string{"--task", "topology", "--run", expr}, `field task of config.json is "expression", want "topology"`},
 		{[]string{"--task", "topology", "--run", empty}, "no model versions"},
-		{[]string{"--task", "topology", "--run", noTarget}, "no field target-key"},
+		{[]string{"--task", "topology", "--run", noTarget}, "notarget/config.json: no field target-key"},
 		{[]string{"--task", "topology", "--run", good, "--pretrained", filepath.Join(good, "model-v0", "model.pt")}, "matches none of --pretrained"},
 		{[]string{"--task", "expression", "--run", good}, "not the similarity to a target"},
 		{[]string{"--task", "topology", "--run", good, "--decodes", "0"}, "--decodes 0"},
