@@ -114,16 +114,16 @@ func (m *targetModel) Similarities(z []float64, n int, seed uint64) ([]float64, 
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		p := probs[i*Pixels : (i+1)*Pixels]
 		for range n {
-			SampleDesign(d, p, rng)
+			sampleDesign(d, p, rng)
 			out = append(out, Similarity(d, m.target))
 		}
 	}
 	return out, nil
 }
 
-// SampleDesign fills d with one draw of independent Bernoulli pixels of
+// sampleDesign fills d with one draw of independent Bernoulli pixels of
 // probabilities p: pixel j is 1 when a uniform draw is below p_j.
-func SampleDesign(d Design, p []float32, rng *rand.Rand) {
+func sampleDesign(d Design, p []float32, rng *rand.Rand) {
 	for j, pj := range p {
 		d[j] = 0
 		if rng.Float64() < float64(pj) {
