@@ -1,6 +1,7 @@
 package chem
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -175,8 +176,31 @@ func attachMols(m *Mol, neighbors, prev []*Node, maps map[int]map[int]int) error
 }
 
 // EnumAssemble is chemutils.enum_assemble: the distinct ways to attach
-// neighbors (in that order) to node, given the father prev and its atom map.
+// neighbors (in that order) to node, given the father prev and its atom map,
+// with the default aromatic rings.
 func EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap []AtomPair) ([]Candidate, error) {
+	return EnumOptions{}.EnumAssemble(node, neighbors, prev, prevAmap)
+}
+
+// EnumOptions configure EnumAssemble.
+type EnumOptions struct {
+	// Aroma are the rings check_aroma counts (nil: DefaultAroma).
+	Aroma *AromaRings
+	// Ctx, when set, stops the enumeration (which is exponential in the
+	// neighbours) with its error once it is done.
+	Ctx context.Context
+}
+
+// EnumAssemble is chemutils.enum_assemble with o's rings and context.
+func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap []AtomPair) ([]Candidate, error) {
+	aroma := &DefaultAroma
+	if o.Aroma != nil {
+		aroma = o.Aroma
+	}
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var singletons []int
 	for _, n := range append(slices.Clone(neighbors), prev...) {
 		if len(n.atoms) == 1 {
@@ -196,6 +220,9 @@ func EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap []AtomPair) ([]C
 		seen := map[string]bool{}
 		var next [][]AtomPair
 		for _, amap := range enumAttach(node, neighbors[depth], cur, singletons) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			m, err := localAttach(node, neighbors[:depth+1], prev, amap)
 			if err != nil {
 				return err
@@ -218,15 +245,18 @@ func EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap []AtomPair) ([]C
 	if err := search(prevAmap, 0); err != nil {
 		return nil, err
 	}
-	return finishCandidates(node, neighbors, prev, all)
+	return finishCandidates(ctx, aroma, node, neighbors, prev, all)
 }
 
 // finishCandidates writes each complete attachment as canonical SMILES, drops
 // repeats and those failing check_singleton, and scores check_aroma.
-func finishCandidates(node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
+func finishCandidates(ctx context.Context, aroma *AromaRings, node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
 	seen := map[string]bool{}
 	var out []Candidate
 	for _, amap := range all {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		m, err := localAttach(node, neighbors, prev, amap)
 		if err != nil {
 			return nil, err
@@ -245,9 +275,9 @@ func finishCandidates(node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]
 			var ok bool
 			if ok, err = checkSingleton(cm, node, neighbors); err == nil && ok {
 				seen[smiles] = true
-				var aroma float64
-				if aroma, err = checkAroma(cm, node, neighbors); err == nil {
-					out = append(out, Candidate{Smiles: smiles, Amap: amap, Aroma: aroma})
+				var score float64
+				if score, err = checkAroma(cm, node, neighbors, aroma); err == nil {
+					out = append(out, Candidate{Smiles: smiles, Amap: amap, Aroma: score})
 				}
 			}
 		}
@@ -294,7 +324,7 @@ func checkSingleton(cand *Mol, ctr *Node, nei []*Node) (bool, error) {
 	return true, nil
 }
 
-func checkAroma(cand *Mol, ctr *Node, nei []*Node) (float64, error) {
+func checkAroma(cand *Mol, ctr *Node, nei []*Node, aroma *AromaRings) (float64, error) {
 	nodes := append(slices.Clone(nei), ctr)
 	rings := 0
 	for _, n := range nodes {
@@ -311,10 +341,10 @@ func checkAroma(cand *Mol, ctr *Node, nei []*Node) (float64, error) {
 		if n.IsLeaf {
 			id = 0
 		}
-		if slices.Contains(Benzynes, n.Smiles) {
+		if slices.Contains(aroma.Benzynes, n.Smiles) {
 			benz = append(benz, id)
 		}
-		if slices.Contains(Penzynes, n.Smiles) {
+		if slices.Contains(aroma.Penzynes, n.Smiles) {
 			penz = append(penz, id)
 		}
 	}
@@ -337,9 +367,9 @@ func checkAroma(cand *Mol, ctr *Node, nei []*Node) (float64, error) {
 	return -0.001, nil
 }
 
-// assemblyOrder is MolTreeNode.assemble's neighbour order: singletons, then the
-// others by size, largest first (stable).
-func assemblyOrder(ns []*Node) []*Node {
+// AssemblyOrder is the neighbour order of MolTreeNode.assemble and
+// dfs_assemble: singletons, then the others by size, largest first (stable).
+func AssemblyOrder(ns []*Node) []*Node {
 	var single, multi []*Node
 	for _, n := range ns {
 		if len(n.atoms) == 1 {
@@ -356,7 +386,7 @@ func assemblyOrder(ns []*Node) []*Node {
 // pass the aromaticity check when any does, else all of them.
 func (t *Tree) Assemble() error {
 	for _, n := range t.Nodes {
-		cands, err := EnumAssemble(n, assemblyOrder(n.Neighbors), nil, nil)
+		cands, err := EnumAssemble(n, AssemblyOrder(n.Neighbors), nil, nil)
 		if err != nil {
 			return fmt.Errorf("assemble node %d of %q: %w", n.ID, t.Smiles, err)
 		}

@@ -64,7 +64,7 @@ func dfsAssemble(m *Mol, global map[int]map[int]int, faAmap []AtomPair, cur, fa 
 			curAmap = append(curAmap, AtomPair{Nei: faID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
 		}
 	}
-	cands, err := EnumAssemble(cur, assemblyOrder(children), prev, curAmap)
+	cands, err := EnumAssemble(cur, AssemblyOrder(children), prev, curAmap)
 	if err != nil {
 		return err
 	}

@@ -27,10 +27,10 @@ func (m *Model) NewAssemblyScorer(tree Tree, zGraph []float32) (*AssemblyScorer,
 	if len(zGraph) != m.cfg.LatentGraph() {
 		return nil, fmt.Errorf("jtvae assembly: %d graph latent values, want %d", len(zGraph), m.cfg.LatentGraph())
 	}
-	ex := Example{Tree: tree}
-	if err := ex.validateTree(m.cfg); err != nil {
+	if err := validateDecoded(tree, m.cfg); err != nil {
 		return nil, fmt.Errorf("jtvae assembly: %w", err)
 	}
+	ex := Example{Tree: tree}
 	s := &AssemblyScorer{m: m, sc: torch.NewScope()}
 	bd := &builder{sc: s.sc, dev: m.Device()}
 	s.tree = &Batch{n: 1}

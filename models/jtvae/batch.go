@@ -256,10 +256,11 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 		t := ex.Tree
 		ids := numberEdges(t, int64(len(msgs)))
 		all[i] = ids
+		into := incoming(t)
 		for x, nb := range t.Neighbors {
 			for _, y := range nb {
 				var in []int64
-				for _, z := range nb {
+				for _, z := range into[x] {
 					if z != y {
 						in = append(in, ids[[2]int32{z, int32(x)}])
 					}
@@ -268,7 +269,7 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 			}
 		}
 		rootWid = append(rootWid, t.Labels[0])
-		for _, z := range t.Neighbors[0] {
+		for _, z := range into[0] {
 			rootIn = append(rootIn, ids[[2]int32{z, 0}])
 			rootTo = append(rootTo, int64(i))
 		}
@@ -281,6 +282,21 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 	b.rootWid = bd.ints(rootWid)
 	b.rootIn = bd.agg(mapRows(rootIn, b.tree.rows), rootTo, len(examples))
 	return all
+}
+
+// incoming lists, for each node x, the nodes z whose adjacency lists x (the
+// senders of the messages z -> x), in the order their messages are numbered.
+// In a junction tree of a molecule it is the node's own adjacency; a
+// decoded tree cut by the step cap lists some children only on the child's
+// side, and the authors' encoder then passes only the messages that exist.
+func incoming(t Tree) [][]int32 {
+	into := make([][]int32, len(t.Neighbors))
+	for z, nb := range t.Neighbors {
+		for _, x := range nb {
+			into[x] = append(into[x], int32(z))
+		}
+	}
+	return into
 }
 
 func mapRows(ids, rows []int64) []int64 {
@@ -524,25 +540,43 @@ func (e *Example) validate(cfg Config) error {
 // validateTree checks the junction tree: labels in the vocabulary, symmetric
 // adjacency, connected, no cycle.
 func (e *Example) validateTree(cfg Config) error {
-	t := e.Tree
-	n := len(t.Labels)
-	if n == 0 || len(t.Neighbors) != n {
-		return fmt.Errorf("tree: %d labels and %d adjacency lists (want the same number, at least 1)", n, len(t.Neighbors))
+	if err := validateDecoded(e.Tree, cfg); err != nil {
+		return err
 	}
+	t := e.Tree
 	edges := 0
 	for x, nb := range t.Neighbors {
-		if t.Labels[x] < 0 || t.Labels[x] >= int64(cfg.VocabSize) {
-			return fmt.Errorf("tree: node %d has label %d outside the vocabulary of %d", x, t.Labels[x], cfg.VocabSize)
-		}
 		for _, y := range nb {
-			if y < 0 || int(y) >= n || int(y) == x || !slices.Contains(t.Neighbors[y], int32(x)) {
+			if !slices.Contains(t.Neighbors[y], int32(x)) {
 				return fmt.Errorf("tree: node %d lists neighbour %d, which is not a node linked back to it", x, y)
 			}
 		}
 		edges += len(nb)
 	}
-	if edges != 2*(n-1) || !connected(t) {
+	if n := len(t.Labels); edges != 2*(n-1) || !connected(t) {
 		return fmt.Errorf("tree: %d nodes and %d edges do not make a tree", n, edges/2)
+	}
+	return nil
+}
+
+// validateDecoded checks a tree as the decoder may leave it: labels in the
+// vocabulary, each adjacency list naming other nodes, each once. (A tree
+// cut by the step cap lists the nodes left on the stack only on the child's
+// side.)
+func validateDecoded(t Tree, cfg Config) error {
+	n := len(t.Labels)
+	if n == 0 || len(t.Neighbors) != n {
+		return fmt.Errorf("tree: %d labels and %d adjacency lists (want the same number, at least 1)", n, len(t.Neighbors))
+	}
+	for x, nb := range t.Neighbors {
+		if t.Labels[x] < 0 || t.Labels[x] >= int64(cfg.VocabSize) {
+			return fmt.Errorf("tree: node %d has label %d outside the vocabulary of %d", x, t.Labels[x], cfg.VocabSize)
+		}
+		for k, y := range nb {
+			if y < 0 || int(y) >= n || int(y) == x || slices.Contains(nb[:k], y) {
+				return fmt.Errorf("tree: node %d lists neighbour %d: not another node of %d, or listed twice", x, y, n)
+			}
+		}
 	}
 	return nil
 }

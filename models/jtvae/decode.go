@@ -1,6 +1,7 @@
 package jtvae
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -27,8 +28,27 @@ type TreeChemistry interface {
 	Slots(label int64) []Slot
 	// CanAssemble reports whether the cluster center can be attached to its
 	// neighbours (the authors' can_assemble: enum_assemble finds at least one
-	// candidate); leaf[i] says whether neighbour i is a leaf.
-	CanAssemble(center int64, neighbours []int64, leaf []bool) (bool, error)
+	// candidate) while decoding molecule mol (the row of z); leaf[i] says
+	// whether neighbour i is a leaf. An error wrapping ErrGiveUp ends that
+	// molecule's decoding (Decoded.Err); any other error ends DecodeTrees.
+	CanAssemble(mol int, center int64, neighbours []int64, leaf []bool) (bool, error)
+}
+
+// ErrGiveUp, wrapped by TreeChemistry.CanAssemble, gives up one molecule
+// (e.g. its time is up) without failing the others.
+var ErrGiveUp = errors.New("jtvae decode: gave up")
+
+// Decoded is one molecule's decoded junction tree.
+type Decoded struct {
+	Tree
+	// AtomMaps is the atom-map number each node's cluster is left with by
+	// the authors' can_assemble, which sets it on the node objects that
+	// assembly then uses: 1 on the node being expanded, on each of its
+	// neighbours 0 (a leaf) or its position + 2. Assembly resets every node
+	// that is not a leaf to its ID; a leaf keeps this value.
+	AtomMaps []int
+	// Err is set when the chemistry gave up on the molecule (ErrGiveUp).
+	Err error
 }
 
 // decNode is a node of a tree being decoded.
@@ -39,11 +59,14 @@ type decNode struct {
 
 // treeDecode is one molecule's decoding state.
 type treeDecode struct {
+	mol   int // row of z
 	nodes []decNode
+	amaps []int              // atom map left on each node's cluster (Decoded.AtomMaps)
 	stack []int32            // node ids
 	slots map[int32]*[]Slot  // remaining slots of the nodes on the stack
 	msg   map[[2]int32]int64 // message x -> y: table row
 	done  bool
+	err   error // gave up
 }
 
 // DecodeTrees runs the authors' greedy tree decoder (JTNNDecoder.decode with
@@ -53,7 +76,7 @@ type treeDecode struct {
 // each molecule's junction tree: nodes in creation order (node 0 the root),
 // each node's neighbours in the authors' order (parent, then children in the
 // order they were finished).
-func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Tree, error) {
+func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Decoded, error) {
 	if maxSteps <= 0 {
 		maxSteps = MaxDecodeSteps
 	}
@@ -62,7 +85,7 @@ func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Tr
 		return nil, fmt.Errorf("jtvae decode: %d latent values are not whole rows of %d", len(z), lat)
 	}
 	n := len(z) / lat
-	var out []Tree
+	var out []Decoded
 	var err error
 	torch.NoGrad(func() {
 		sc := torch.NewScope()
@@ -73,7 +96,7 @@ func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Tr
 	return out, err
 }
 
-func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int) ([]Tree, error) {
+func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int) ([]Decoded, error) {
 	d := m.dec
 	n := int(zt.Shape()[0])
 	hidden := int64(m.cfg.Hidden)
@@ -89,7 +112,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 	dec := make([]*treeDecode, n)
 	for i, r := range roots {
 		s := chem.Slots(r)
-		dec[i] = &treeDecode{nodes: []decNode{{label: r}}, stack: []int32{0},
+		dec[i] = &treeDecode{mol: i, nodes: []decNode{{label: r}}, amaps: []int{0}, stack: []int32{0},
 			slots: map[int32]*[]Slot{0: &s}, msg: map[[2]int32]int64{}}
 	}
 	for range maxSteps {
@@ -109,12 +132,13 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 			return nil, fmt.Errorf("jtvae decode: %w", bd.err)
 		}
 	}
-	out := make([]Tree, n)
+	out := make([]Decoded, n)
 	for i, t := range dec {
 		for _, nd := range t.nodes {
 			out[i].Labels = append(out[i].Labels, nd.label)
 			out[i].Neighbors = append(out[i].Neighbors, nd.neighbors)
 		}
+		out[i].AtomMaps, out[i].Err = t.amaps, t.err
 	}
 	return out, nil
 }
@@ -187,6 +211,10 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		xID := t.stack[len(t.stack)-1]
 		if stop[k] >= 0 {
 			ok, err := t.expand(xID, ranked[5*k:5*k+5], rows0+int64(k), chem)
+			if errors.Is(err, ErrGiveUp) {
+				t.done, t.err = true, err
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -242,7 +270,15 @@ func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemist
 			}
 			labels[i], leaf[i] = t.nodes[y].label, len(t.nodes[y].neighbors) <= 1
 		}
-		ok, err := chem.CanAssemble(t.nodes[x].label, labels, leaf)
+		// can_assemble leaves its atom maps on the nodes it was given
+		t.amaps[x] = 1
+		for i, y := range nbrs[:len(nbrs)-1] {
+			t.amaps[y] = 0
+			if !leaf[i] {
+				t.amaps[y] = i + 2
+			}
+		}
+		ok, err := chem.CanAssemble(t.mol, t.nodes[x].label, labels, leaf)
 		if err != nil {
 			return false, fmt.Errorf("jtvae decode: %w", err)
 		}
@@ -251,6 +287,7 @@ func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemist
 		}
 		y := int32(len(t.nodes))
 		t.nodes = append(t.nodes, decNode{label: w, neighbors: []int32{x}})
+		t.amaps = append(t.amaps, 0)
 		t.msg[[2]int32{x, y}] = row
 		t.slots[y] = &s
 		t.stack = append(t.stack, y)

@@ -44,7 +44,7 @@ func callKey(center int64, nbrs []int64, leaf []bool) string {
 
 func (c *recordedChemistry) Slots(label int64) []Slot { return slices.Clone(c.slots[label]) }
 
-func (c *recordedChemistry) CanAssemble(center int64, nbrs []int64, leaf []bool) (bool, error) {
+func (c *recordedChemistry) CanAssemble(_ int, center int64, nbrs []int64, leaf []bool) (bool, error) {
 	c.calls++
 	ok, found := c.answers[callKey(center, nbrs, leaf)]
 	if !found {

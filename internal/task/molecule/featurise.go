@@ -104,8 +104,9 @@ func assemblyGroups(t *chem.Tree) ([]jtvae.Group, error) {
 			continue
 		}
 		g := jtvae.Group{Node: int32(k), Label: int32(slices.Index(cands, n.Label))}
+		adjacent := func(x, y int) bool { return slices.Contains(t.Nodes[x].Neighbors, t.Nodes[y]) }
 		for _, s := range cands {
-			c, err := candidate(t, s)
+			c, err := candidate(s, len(t.Nodes), adjacent)
 			if err != nil {
 				return nil, fmt.Errorf("node %d candidate %q: %w", n.ID, s, err)
 			}
@@ -118,8 +119,10 @@ func assemblyGroups(t *chem.Tree) ([]jtvae.Group, error) {
 
 // candidate featurises one attachment (JTMPN's tensorize): the kekulized
 // candidate's 35/5 features and, for each bond between atoms of two
-// neighbouring tree nodes (atom map = node ID), the tree messages both ways.
-func candidate(t *chem.Tree, smiles string) (jtvae.Candidate, error) {
+// tree nodes (atom map = node ID, of a tree of n nodes), the tree messages
+// between them that exist: x -> y where linked(x, y), by node index (node x
+// lists y among its neighbours; both ways in a molecule's tree).
+func candidate(smiles string, n int, linked func(x, y int) bool) (jtvae.Candidate, error) {
 	var c jtvae.Candidate
 	m, err := chem.KekulizedSmiles(smiles)
 	if err != nil {
@@ -143,15 +146,15 @@ func candidate(t *chem.Tree, smiles string) (jtvae.Candidate, error) {
 		c.Bonds = append(c.Bonds, [2]int32{int32(b.Begin), int32(b.End)})
 		c.BondFeatures = appendBond(c.BondFeatures, b, false)
 		xn, yn := atoms[b.Begin].MapNum, atoms[b.End].MapNum
-		if xn < 1 || yn < 1 || xn == yn || xn > len(t.Nodes) || yn > len(t.Nodes) {
+		if xn < 1 || yn < 1 || xn == yn || xn > n || yn > n {
 			continue
 		}
-		if !slices.Contains(t.Nodes[xn-1].Neighbors, t.Nodes[yn-1]) {
-			continue
+		if linked(xn-1, yn-1) {
+			c.Injections = append(c.Injections, [3]int32{int32(b.End), int32(xn - 1), int32(yn - 1)})
 		}
-		c.Injections = append(c.Injections,
-			[3]int32{int32(b.End), int32(xn - 1), int32(yn - 1)},
-			[3]int32{int32(b.Begin), int32(yn - 1), int32(xn - 1)})
+		if linked(yn-1, xn-1) {
+			c.Injections = append(c.Injections, [3]int32{int32(b.Begin), int32(yn - 1), int32(xn - 1)})
+		}
 	}
 	return c, nil
 }

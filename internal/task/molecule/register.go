@@ -44,11 +44,6 @@ var Defaults = task.Defaults{
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2000, NRand: 8000, Inducing: 500, RawGP: true,
 }
 
-// ErrNoAssembly is the decode error while the assembly search (the authors'
-// dfs_assemble) is not built: a decoded junction tree cannot be turned into
-// a molecule yet.
-var ErrNoAssembly = errors.New("molecule decoding needs the assembly search, not built yet")
-
 func init() { task.Register(task.Define(TaskSpec())) }
 
 // TaskSpec describes the molecule task for the registry: objects are SMILES
@@ -315,13 +310,35 @@ func newNetwork(env *task.Env, latent int) (models.VAE[jtvae.Example], error) {
 	return jtvae.New(cfg)
 }
 
-// decode is not possible yet: greedy tree decoding exists (DecodeTrees), the
-// assembly of a tree into a molecule does not.
-func decode(net models.VAE[jtvae.Example], _ []float64, _ task.DecodeOptions, _ uint64) ([]string, []bool, error) {
-	if _, ok := net.(*jtvae.Model); !ok {
+// decode decodes latent points greedily (Decoder): the JT-VAE's only
+// decoding here, as the authors' BO uses (their decode_deterministic); a
+// request for stochastic decodings is an error. The vocabulary is the
+// checkpoint's.
+func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions, _ uint64) ([]string, []bool, error) {
+	m, ok := net.(*jtvae.Model)
+	if !ok {
 		return nil, nil, fmt.Errorf("molecule decode: network %T is not the JT-VAE", net)
 	}
-	return nil, nil, ErrNoAssembly
+	if opts.Attempts > 0 && !opts.Greedy {
+		return nil, nil, fmt.Errorf("molecule decode: stochastic decoding (%d attempts) is not built; the JT-VAE decodes greedily", opts.Attempts)
+	}
+	d, err := NewDecoder(m, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	z32 := make([]float32, len(z))
+	for i, v := range z {
+		z32[i] = float32(v)
+	}
+	smiles, errs, err := d.Decode(z32)
+	if err != nil {
+		return nil, nil, err
+	}
+	valid := make([]bool, len(smiles))
+	for i, e := range errs {
+		valid[i] = e == nil && smiles[i] != ""
+	}
+	return smiles, valid, nil
 }
 
 // importCheckpoint converts the authors' JT-VAE checkpoint with the

@@ -1,0 +1,513 @@
+package molecule
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// Decoding latent points into molecules as the authors' JTNNVAE.decode does
+// with prob_decode false (their decode_deterministic, which their BO uses):
+// greedy tree decoding (jtvae.DecodeTrees), then dfs_assemble, which
+// attaches the clusters depth first from the root, trying each node's
+// candidate attachments (enum_assemble) in the order of their JTMPN scores
+// against z_graph plus check_aroma, backtracking when a subtree cannot be
+// assembled, at most MaxAssemblySteps calls; a first pass that rejects a
+// node whose candidates all fail the aromaticity check, then, if it fails, a
+// second pass without that check, whose partial molecule is kept when it
+// fails too. The result is canonical SMILES without atom maps (no stereo:
+// their decode does not call decode_stereo); a tree of one node decodes to
+// the cluster's vocabulary SMILES, as theirs.
+//
+// Ours only: a time cap per molecule (DecodeTimeLimit) over its share of
+// tree decoding's chemistry and its assembly; a molecule that runs past it,
+// or that cannot be assembled at all, is an invalid decode.
+
+// MaxAssemblySteps is the authors' MAX_DFS: dfs_assemble calls per pass.
+const MaxAssemblySteps = 1000
+
+// DecodeTimeLimit is the default cap on one molecule's decoding.
+const DecodeTimeLimit = 30 * time.Second
+
+// errTimeUp is why a molecule past its time cap is invalid.
+var errTimeUp = fmt.Errorf("decoding ran past its time limit: %w", jtvae.ErrGiveUp)
+
+// clusterChem is the chemistry of one vocabulary that decoding needs: slots,
+// the Vocab's aromatic rings, and can_assemble with its answers cached (they
+// depend on the clusters and leaf flags only).
+type clusterChem struct {
+	vocab Vocab
+	slots [][]jtvae.Slot
+	aroma chem.AromaRings
+
+	mu  sync.Mutex
+	can map[string]bool
+}
+
+var clusterChems struct {
+	sync.Mutex
+	byVocab map[string]*clusterChem
+}
+
+// chemistryOf returns the (shared) chemistry of a vocabulary.
+func chemistryOf(v Vocab) (*clusterChem, error) {
+	key := strings.Join(v, "\n")
+	clusterChems.Lock()
+	defer clusterChems.Unlock()
+	if c, ok := clusterChems.byVocab[key]; ok {
+		return c, nil
+	}
+	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}}
+	var err error
+	if c.aroma, err = chem.VocabAroma(v); err != nil {
+		return nil, err
+	}
+	for i, s := range v {
+		if c.slots[i], err = clusterSlots(s); err != nil {
+			return nil, err
+		}
+	}
+	if clusterChems.byVocab == nil {
+		clusterChems.byVocab = map[string]*clusterChem{}
+	}
+	clusterChems.byVocab[key] = c
+	return c, nil
+}
+
+// clusterSlots is the authors' get_slots: element, formal charge and total
+// hydrogens of each atom of the sanitised cluster.
+func clusterSlots(smiles string) ([]jtvae.Slot, error) {
+	m, err := chem.Smiles(smiles)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary cluster %q: %w", smiles, err)
+	}
+	defer m.Close()
+	atoms, err := m.Atoms()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jtvae.Slot, len(atoms))
+	for i, a := range atoms {
+		out[i] = jtvae.Slot{Symbol: chem.ElementSymbol(a.AtomicNum), Charge: a.FormalCharge, Hs: a.TotalHs}
+	}
+	return out, nil
+}
+
+// canAssemble is the authors' can_assemble: the center with atom map 1 and
+// ID 1, its neighbours with IDs 2, 3, ... and atom map 0 (leaves) or their
+// ID, enumerated in assembly order; true when a candidate exists.
+func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int64, leaf []bool) (bool, error) {
+	key := fmt.Sprint(center, nbrs, leaf)
+	c.mu.Lock()
+	ok, found := c.can[key]
+	c.mu.Unlock()
+	if found {
+		return ok, nil
+	}
+	ctr, err := chem.NewNode(c.vocab[center], 1)
+	if err != nil {
+		return false, err
+	}
+	defer ctr.Close()
+	if err := ctr.SetAtomMap(1); err != nil {
+		return false, err
+	}
+	neis := make([]*chem.Node, len(nbrs))
+	for i, w := range nbrs {
+		n, err := chem.NewNode(c.vocab[w], i+2)
+		if err != nil {
+			return false, err
+		}
+		defer n.Close()
+		if !leaf[i] {
+			if err := n.SetAtomMap(i + 2); err != nil {
+				return false, err
+			}
+		}
+		neis[i] = n
+	}
+	cands, err := chem.EnumOptions{Aroma: &c.aroma, Ctx: ctx}.EnumAssemble(ctr, chem.AssemblyOrder(neis), nil, nil)
+	if err != nil {
+		return false, err
+	}
+	ok = len(cands) > 0
+	c.mu.Lock()
+	c.can[key] = ok
+	c.mu.Unlock()
+	return ok, nil
+}
+
+// DecodeStats splits decoding time.
+type DecodeStats struct {
+	// Tree is the time of tree decoding (network and can_assemble),
+	// Assembly that of assembly (enumeration, JTMPN scoring, attachment).
+	Tree, Assembly time.Duration
+	// Steps counts dfs_assemble calls; Timeouts the molecules past their
+	// time limit.
+	Steps, Timeouts int
+}
+
+// Decoder decodes latent points into SMILES with a JT-VAE.
+type Decoder struct {
+	m    *jtvae.Model
+	chem *clusterChem
+	// TimeLimit caps each molecule's decoding (0: no cap).
+	TimeLimit time.Duration
+	// Stats accumulates over calls of Decode.
+	Stats DecodeStats
+
+	budget []time.Duration // per molecule of the current call
+}
+
+// NewDecoder returns a decoder for m over vocab (the checkpoint's own when
+// nil), with DecodeTimeLimit.
+func NewDecoder(m *jtvae.Model, vocab Vocab) (*Decoder, error) {
+	if vocab == nil {
+		vocab = m.Config().Vocab
+	}
+	if len(vocab) == 0 {
+		return nil, errors.New("molecule decode: the checkpoint records no vocabulary")
+	}
+	if len(vocab) != m.Config().VocabSize {
+		return nil, fmt.Errorf("molecule decode: a vocabulary of %d clusters for a network of %d", len(vocab), m.Config().VocabSize)
+	}
+	c, err := chemistryOf(vocab)
+	if err != nil {
+		return nil, fmt.Errorf("molecule decode: %w", err)
+	}
+	return &Decoder{m: m, chem: c, TimeLimit: DecodeTimeLimit}, nil
+}
+
+// Slots implements jtvae.TreeChemistry.
+func (d *Decoder) Slots(label int64) []jtvae.Slot { return slices.Clone(d.chem.slots[label]) }
+
+// CanAssemble implements jtvae.TreeChemistry within the molecule's time.
+func (d *Decoder) CanAssemble(mol int, center int64, nbrs []int64, leaf []bool) (bool, error) {
+	ctx, cancel, start := d.molContext(mol)
+	defer cancel()
+	ok, err := d.chem.canAssemble(ctx, center, nbrs, leaf)
+	if d.TimeLimit > 0 {
+		d.budget[mol] -= time.Since(start)
+	}
+	if err != nil && ctx.Err() != nil {
+		return false, errTimeUp
+	}
+	return ok, err
+}
+
+func (d *Decoder) molContext(mol int) (context.Context, context.CancelFunc, time.Time) {
+	now := time.Now()
+	if d.TimeLimit <= 0 {
+		return context.Background(), func() {}, now
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(d.budget[mol]))
+	return ctx, cancel, now
+}
+
+// Decode decodes the rows of z (n x latent) greedily: SMILES[i] is "" and
+// errs[i] says why where row i gives no molecule. err is reserved for
+// failures of the whole batch.
+func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error) {
+	lat := d.m.LatentDim()
+	if len(z) == 0 || len(z)%lat != 0 {
+		return nil, nil, fmt.Errorf("molecule decode: %d latent values are not whole rows of %d", len(z), lat)
+	}
+	n := len(z) / lat
+	d.budget = make([]time.Duration, n)
+	for i := range d.budget {
+		d.budget[i] = d.TimeLimit
+	}
+	t0 := time.Now()
+	trees, err := d.m.DecodeTrees(z, d, 0)
+	d.Stats.Tree += time.Since(t0)
+	if err != nil {
+		return nil, nil, err
+	}
+	smiles, errs = make([]string, n), make([]error, n)
+	lt := d.m.Config().LatentTree
+	t1 := time.Now()
+	for i, tr := range trees {
+		if errs[i] = tr.Err; errs[i] == nil {
+			smiles[i], errs[i] = d.assemble(i, tr, z[i*lat+lt:(i+1)*lat])
+		}
+		if errors.Is(errs[i], jtvae.ErrGiveUp) {
+			d.Stats.Timeouts++
+		}
+	}
+	d.Stats.Assembly += time.Since(t1)
+	return smiles, errs, nil
+}
+
+// assemble turns molecule mol's decoded tree into SMILES (JTNNVAE._decode
+// after the tree decoder).
+func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string, error) {
+	if len(tr.Labels) == 1 {
+		return d.chem.vocab[tr.Labels[0]], nil
+	}
+	ctx, cancel, _ := d.molContext(mol)
+	defer cancel()
+	a := &assembly{chem: d.chem, ctx: ctx, enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
+	defer a.close()
+	if err := a.buildNodes(tr); err != nil {
+		return "", err
+	}
+	var err error
+	if a.scorer, err = d.m.NewAssemblyScorer(tr.Tree, zGraph); err != nil {
+		return "", err
+	}
+	defer a.scorer.Close()
+	res, _, err := a.pass(true)
+	if err == nil && res == nil {
+		var pre *chem.Mol
+		if res, pre, err = a.pass(false); res == nil {
+			res = pre
+		}
+	}
+	d.Stats.Steps += a.total
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", errTimeUp
+		}
+		return "", fmt.Errorf("assembly: %w", err)
+	}
+	if res == nil {
+		return "", errors.New("the tree cannot be assembled")
+	}
+	res.SetAllAtomMaps(0)
+	s, err := res.SmilesWith(chem.DefaultSmiles)
+	if err != nil {
+		return "", fmt.Errorf("assembly: %w", err)
+	}
+	out, err := chem.Smiles(s)
+	if err != nil {
+		return "", fmt.Errorf("assembled molecule %s does not sanitise: %w", s, err)
+	}
+	defer out.Close()
+	return out.SmilesWith(chem.DefaultSmiles)
+}
+
+// assembly is one molecule's dfs_assemble state.
+type assembly struct {
+	chem   *clusterChem
+	ctx    context.Context
+	enum   chem.EnumOptions
+	nodes  []*chem.Node
+	scorer *jtvae.AssemblyScorer
+	steps  int // dfs calls of this pass
+	total  int
+	mols   []*chem.Mol // every molecule made, closed at the end
+}
+
+// buildNodes makes the tree's nodes as _decode leaves them: IDs from 1,
+// leaves flagged, nodes that are not leaves atom-mapped by ID, leaves with
+// the atom map tree decoding left.
+func (a *assembly) buildNodes(tr jtvae.Decoded) error {
+	for i, w := range tr.Labels {
+		n, err := chem.NewNode(a.chem.vocab[w], i+1)
+		if err != nil {
+			return err
+		}
+		a.nodes = append(a.nodes, n)
+		n.IsLeaf = len(tr.Neighbors[i]) == 1
+		num := tr.AtomMaps[i]
+		if len(tr.Neighbors[i]) > 1 {
+			num = i + 1
+		}
+		if err := n.SetAtomMap(num); err != nil {
+			return err
+		}
+	}
+	for i, nb := range tr.Neighbors {
+		for _, y := range nb {
+			a.nodes[i].Neighbors = append(a.nodes[i].Neighbors, a.nodes[y])
+		}
+	}
+	return nil
+}
+
+func (a *assembly) close() {
+	for _, n := range a.nodes {
+		n.Close()
+	}
+	for _, m := range a.mols {
+		m.Close()
+	}
+}
+
+func (a *assembly) keep(m *chem.Mol) *chem.Mol {
+	a.mols = append(a.mols, m)
+	return m
+}
+
+// pass is one call of dfs_assemble from the root.
+func (a *assembly) pass(checkAroma bool) (res, pre *chem.Mol, err error) {
+	root := a.nodes[0]
+	cur, err := root.Mol.CopyEdit()
+	if err != nil {
+		return nil, nil, err
+	}
+	a.keep(cur)
+	global := chem.AtomMaps{}
+	for _, n := range a.nodes {
+		global[n.ID] = map[int]int{}
+	}
+	for i := range root.NumAtoms() {
+		global[root.ID][i] = i
+	}
+	a.steps = 0
+	res, pre, err = a.dfs(cur, global, nil, root, nil, checkAroma)
+	a.total += a.steps
+	return res, pre, err
+}
+
+// dfs is the authors' JTNNVAE.dfs_assemble: it returns the molecule with
+// node's subtree attached, or nil and the partial molecule their code
+// keeps for the second pass's fallback. cur is never modified.
+func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPair, node, fa *chem.Node, checkAroma bool) (*chem.Mol, *chem.Mol, error) {
+	if a.steps++; a.steps > MaxAssemblySteps {
+		return nil, nil, nil
+	}
+	if err := a.ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	faID := -1
+	var prev []*chem.Node
+	if fa != nil {
+		faID, prev = fa.ID, []*chem.Node{fa}
+	}
+	var children []*chem.Node
+	for _, n := range node.Neighbors {
+		if n.ID != faID {
+			children = append(children, n)
+		}
+	}
+	var curAmap []chem.AtomPair
+	for _, p := range faAmap {
+		if p.Nei == node.ID {
+			curAmap = append(curAmap, chem.AtomPair{Nei: faID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
+		}
+	}
+	cands, err := a.enum.EnumAssemble(node, chem.AssemblyOrder(children), prev, curAmap)
+	if err != nil {
+		return nil, nil, err
+	}
+	aroma := 0.0
+	for _, c := range cands {
+		aroma += c.Aroma
+	}
+	if len(cands) == 0 || (aroma < 0 && checkAroma) {
+		return nil, cur, nil
+	}
+	order, err := a.order(cands)
+	if err != nil {
+		return nil, nil, err
+	}
+	pre := cur
+	for i, k := range order {
+		m, err := cur.Copy()
+		if err != nil {
+			return nil, nil, err
+		}
+		a.keep(m)
+		amap := cands[k].Amap
+		g := global.Clone()
+		for _, p := range amap {
+			if p.Nei == faID {
+				continue
+			}
+			at, ok := g[node.ID][p.CtrAtom]
+			if !ok {
+				return nil, nil, fmt.Errorf("node %d: atom %d is not in the molecule", node.ID, p.CtrAtom)
+			}
+			g[p.Nei][p.NeiAtom] = at
+		}
+		if err := chem.Attach(m, children, g); err != nil {
+			return nil, nil, err
+		}
+		if !roundTrips(m) {
+			continue
+		}
+		failed := false
+		for _, ch := range children {
+			if ch.IsLeaf {
+				continue
+			}
+			res, partial, err := a.dfs(m, g, amap, ch, node, checkAroma)
+			if err != nil {
+				return nil, nil, err
+			}
+			if res == nil {
+				failed = true
+				if i == 0 {
+					pre = partial
+				}
+				break
+			}
+			m = res
+		}
+		if !failed {
+			if a.steps > MaxAssemblySteps {
+				return nil, nil, nil
+			}
+			return m, m, nil
+		}
+	}
+	if a.steps > MaxAssemblySteps {
+		return nil, nil, nil
+	}
+	return nil, pre, nil
+}
+
+// order returns the candidates' indices by decreasing score: the JTMPN
+// score against z_graph plus the aromaticity score, in float32 as theirs
+// (a lone candidate is not scored).
+func (a *assembly) order(cands []chem.Candidate) ([]int, error) {
+	scores := []float32{1}
+	if len(cands) > 1 {
+		graphs := make([]jtvae.Candidate, len(cands))
+		adjacent := func(x, y int) bool { return slices.Contains(a.nodes[x].Neighbors, a.nodes[y]) }
+		for i, c := range cands {
+			var err error
+			if graphs[i], err = candidate(c.Smiles, len(a.nodes), adjacent); err != nil {
+				return nil, fmt.Errorf("candidate %s: %w", c.Smiles, err)
+			}
+		}
+		s, err := a.scorer.Score(graphs)
+		if err != nil {
+			return nil, err
+		}
+		scores = make([]float32, len(s))
+		for i, v := range s {
+			scores[i] = float32(v) + float32(cands[i].Aroma)
+		}
+	}
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(scores[y], scores[x]) })
+	return idx, nil
+}
+
+// roundTrips is the authors' validity check of a partial molecule:
+// MolFromSmiles(MolToSmiles(mol)) is not None.
+func roundTrips(m *chem.Mol) bool {
+	s, err := m.SmilesWith(chem.DefaultSmiles)
+	if err != nil {
+		return false
+	}
+	p, err := chem.Smiles(s)
+	if err != nil {
+		return false
+	}
+	p.Close()
+	return true
+}
