@@ -17,6 +17,47 @@ type Example struct {
 	// candidate attachment, with their candidates; needed for the training
 	// loss only.
 	Assembly []Group
+	// Vocab, when set, is the vocabulary that Tree.Labels index; Collate
+	// maps the labels onto the network's own vocabulary (Config.Vocab) where
+	// the two differ, so that molecules featurised with one vocabulary file
+	// encode right with a checkpoint made with another.
+	Vocab []string
+}
+
+// relabel returns examples with labels indexing cfg.Vocab (copies where
+// they change).
+func relabel(cfg Config, examples []Example) ([]Example, error) {
+	out := examples
+	for i, ex := range examples {
+		if ex.Vocab == nil || cfg.Vocab == nil || sameVocab(ex.Vocab, cfg.Vocab) {
+			continue
+		}
+		if &out[0] == &examples[0] {
+			out = slices.Clone(examples)
+		}
+		index := make(map[string]int64, len(cfg.Vocab))
+		for k, s := range cfg.Vocab {
+			index[s] = int64(k)
+		}
+		labels := make([]int64, len(ex.Tree.Labels))
+		for k, w := range ex.Tree.Labels {
+			if w < 0 || int(w) >= len(ex.Vocab) {
+				return nil, fmt.Errorf("example %d: node %d has label %d outside its vocabulary of %d", i, k, w, len(ex.Vocab))
+			}
+			j, ok := index[ex.Vocab[w]]
+			if !ok {
+				return nil, fmt.Errorf("example %d: cluster %q is not in the network's vocabulary", i, ex.Vocab[w])
+			}
+			labels[k] = j
+		}
+		out[i].Tree.Labels = labels
+		out[i].Vocab = cfg.Vocab
+	}
+	return out, nil
+}
+
+func sameVocab(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
 // Tree is a junction tree: node 0 is the root.
@@ -206,6 +247,10 @@ func collate(sc *torch.Scope, dev torch.Device, cfg Config, examples []Example) 
 func collateWith(bd *builder, cfg Config, examples []Example) (*Batch, error) {
 	if len(examples) == 0 {
 		return nil, fmt.Errorf("jtvae batch: no examples")
+	}
+	examples, err := relabel(cfg, examples)
+	if err != nil {
+		return nil, fmt.Errorf("jtvae batch: %w", err)
 	}
 	for i := range examples {
 		if err := examples[i].validate(cfg); err != nil {

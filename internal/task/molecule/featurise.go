@@ -27,12 +27,13 @@ var formalCharges = []int{-1, -2, 1, 2, 0}
 
 // Featuriser turns SMILES into the JT-VAE's examples over one vocabulary.
 type Featuriser struct {
+	vocab Vocab
 	index map[string]int
 }
 
 // NewFeaturiser indexes a cluster vocabulary.
 func NewFeaturiser(v Vocab) *Featuriser {
-	f := &Featuriser{index: make(map[string]int, len(v))}
+	f := &Featuriser{vocab: v, index: make(map[string]int, len(v))}
 	for i, s := range v {
 		f.index[s] = i
 	}
@@ -50,7 +51,7 @@ func Featurise(smiles string, v Vocab) (jtvae.Example, error) {
 // more than one candidate, the true attachment added when the enumeration
 // missed it).
 func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
-	var ex jtvae.Example
+	ex := jtvae.Example{Vocab: f.vocab}
 	t, err := chem.Decompose(smiles)
 	if err != nil {
 		return ex, err

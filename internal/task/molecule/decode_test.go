@@ -1,0 +1,133 @@
+package molecule
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// decodeFixture reads testdata/jtvae/decode.npz (make_decode_fixture.py):
+// latent points, the authors' greedy decodes ("" for None) and where each
+// point came from.
+func decodeFixture(t *testing.T) (z []float32, smiles, source []string) {
+	t.Helper()
+	arrays, err := numpy.ReadNPZ("../../../testdata/jtvae/decode.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arrays {
+		switch a.Name {
+		case "z":
+			z, _ = a.Data.([]float32)
+		case "smiles":
+			smiles, _ = a.Data.([]string)
+		case "source":
+			source, _ = a.Data.([]string)
+		}
+	}
+	if len(z) == 0 || len(smiles) == 0 || len(z) != 56*len(smiles) || len(source) != len(smiles) {
+		t.Fatalf("decode.npz: %d latent values, %d SMILES, %d sources", len(z), len(smiles), len(source))
+	}
+	return z, smiles, source
+}
+
+// TestDecodeMatchesAuthors: the fixture's weights (decode_state.pt, imported),
+// decoded greedily through the registry's decode verb with the checkpoint's
+// vocabulary, give the authors' molecules for prior samples and encoder
+// means of ZINC molecules.
+func TestDecodeMatchesAuthors(t *testing.T) {
+	z, want, source := decodeFixture(t)
+	tk := lookup(t)
+	dir := t.TempDir()
+	env := testEnv(t, false, map[string]string{optVocab: testVocab(t)})
+	ckpt := filepath.Join(dir, "imported.pt")
+	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/decode_state.pt", Vocab: testVocab(t), Out: ckpt}); err != nil {
+		t.Fatal(err)
+	}
+	z64 := make([]float64, len(z))
+	for i, v := range z {
+		z64[i] = float64(v)
+	}
+	in, out := filepath.Join(dir, "z.npy"), filepath.Join(dir, "out.txt")
+	if err := numpy.WriteNPY(in, numpy.Array{Shape: []int{len(want), 56}, Data: z64}); err != nil {
+		t.Fatal(err)
+	}
+	// no --vocab: decoding takes the checkpoint's
+	if err := tk.Decode(testEnv(t, false, nil), task.DecodeRequest{VAE: ckpt, In: in, Out: out, Decode: task.DecodeOptions{Greedy: true}}); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d lines decoded, want %d", len(got), len(want))
+	}
+	valid := 0
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("point %d (%s): decoded %q, the authors %q", i, source[i], got[i], want[i])
+		}
+		if want[i] != "" {
+			valid++
+		}
+	}
+	t.Logf("%d points, %d valid decodes", len(want), valid)
+}
+
+// TestDecoderTimeLimit: the decoder splits its time and counts its steps,
+// and a time limit too short for any chemistry makes invalid decodes (or
+// one-node trees, which need none), not an error.
+func TestDecoderTimeLimit(t *testing.T) {
+	z, want, _ := decodeFixture(t)
+	v, err := ReadVocab(testVocab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := jtvae.ImportModel("../../../testdata/jtvae/decode_state.pt", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d, err := NewDecoder(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smiles, _, err := d.Decode(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(smiles, want) {
+		t.Errorf("decoded %q, want %q", smiles, want)
+	}
+	if d.Stats.Tree <= 0 || d.Stats.Assembly <= 0 || d.Stats.Steps == 0 || d.Stats.Timeouts != 0 {
+		t.Errorf("stats %+v", d.Stats)
+	}
+	// a fresh chemistry, so that no cached answer spares the work
+	d.chem = &clusterChem{vocab: d.chem.vocab, slots: d.chem.slots, aroma: d.chem.aroma, can: map[string]bool{}}
+	d.TimeLimit = time.Nanosecond
+	smiles, errs, err := d.Decode(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeouts := 0
+	for i := range smiles {
+		if errors.Is(errs[i], jtvae.ErrGiveUp) && smiles[i] == "" {
+			timeouts++
+		} else if errs[i] != nil || smiles[i] != want[i] {
+			t.Errorf("point %d: %q (%v) with a 1 ns limit", i, smiles[i], errs[i])
+		}
+	}
+	if timeouts == 0 || d.Stats.Timeouts != timeouts {
+		t.Errorf("%d timeouts with a 1 ns limit, stats %+v", timeouts, d.Stats)
+	}
+}
