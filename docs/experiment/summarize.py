@@ -7,12 +7,13 @@ beat to improve the curve of `tlbo-native plot`.
 
     docs/experiment/summarize.py RUNS_DIR
 
-Reads every RUNS_DIR/<method>-seed<N>/journal.jsonl; wall time per run is the sum of
+Reads every RUNS_DIR/<method>-seed<N>/journal.jsonl (or journal.jsonl.gz); wall time per run is the sum of
 the journaled stage times (retraining, prior samples, encoding, GP fits, acquisition,
 decoding, evaluation) plus query bookkeeping, i.e. everything but start-up and data loading.
 """
 import collections
 import glob
+import gzip
 import json
 import os
 import statistics
@@ -33,11 +34,13 @@ def run_summary(run):
     with numpy.load(os.path.join(run, "results.npz")) as r:
         start = float(r["initial_best"][0])
     journal = os.path.join(run, "journal.jsonl")
+    if not os.path.exists(journal):  # as collect.sh commits it
+        journal += ".gz"
     t = collections.Counter()
     best = None
     at = {}
     n = 0
-    for line in open(journal):
+    for line in (gzip.open(journal, "rt") if journal.endswith(".gz") else open(journal)):
         rec = json.loads(line)
         if "version" in rec:
             v = rec["version"]

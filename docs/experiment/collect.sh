@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Copies the small result files of finished runs (config.json, results.npz,
+# journal.jsonl gzipped; not the model versions) from a run.sh output
+# directory into a committed results directory, so that a later session can
+# add seeds and summarize.py / `tlbo-native plot` see every run.
+#
+#   docs/experiment/collect.sh RUNS_DIR DEST_DIR
+#
+# Only runs whose results.npz holds the full budget of their config.json are
+# copied; pretraining logs' summary lines go to DEST_DIR/pretraining.txt.
+set -euo pipefail
+src=${1:?usage: collect.sh RUNS_DIR DEST_DIR}
+dst=${2:?usage: collect.sh RUNS_DIR DEST_DIR}
+mkdir -p "$dst"
+for run in "$src"/*-seed*/; do
+  run=${run%/}
+  name=$(basename "$run")
+  [ -f "$run/results.npz" ] || continue
+  done=$(/usr/bin/python3 -c "
+import json, sys, numpy
+budget = int(json.load(open(sys.argv[1]))['budget'])
+n = len(numpy.load(sys.argv[2])['opt_point_properties'])
+print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
+  [ "$done" = yes ] || { echo "$name: unfinished, skipped"; continue; }
+  mkdir -p "$dst/$name"
+  cp "$run/config.json" "$run/results.npz" "$dst/$name/"
+  gzip -9 -c "$run/journal.jsonl" > "$dst/$name/journal.jsonl.gz"
+  echo "$name: copied"
+done
+for log in "$src"/pretrain-*.log; do
+  [ -f "$log" ] || continue
+  echo "== $(basename "$log" .log)"
+  tr '\r' '\n' < "$log" | grep -E '^(training |seconds_per_epoch|val_|prior_validity|wall_seconds|cpu_seconds|checkpoint )' || true
+done > "$dst/pretraining.txt"
