@@ -3,6 +3,8 @@ package jtvae
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -69,14 +71,17 @@ type treeDecode struct {
 	err   error // gave up
 }
 
-// DecodeTrees runs the authors' greedy tree decoder (JTNNDecoder.decode with
-// prob_decode false) on the tree halves of z (n, latent: the first
-// LatentTree columns are used), all molecules stepping together, for at most
-// maxSteps steps (0: MaxDecodeSteps). It returns
+// DecodeTrees runs the authors' tree decoder (JTNNDecoder.decode) on the
+// tree halves of z (n, latent: the first LatentTree columns are used), all
+// molecules stepping together, for at most maxSteps steps (0:
+// MaxDecodeSteps): greedy with a nil rng (prob_decode false), else sampled
+// from rng as theirs with prob_decode (expand with probability
+// sigmoid(stop score), the five labels to try drawn without replacement from
+// the softmax; the root is the most likely label either way). It returns
 // each molecule's junction tree: nodes in creation order (node 0 the root),
 // each node's neighbours in the authors' order (parent, then children in the
 // order they were finished).
-func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]Decoded, error) {
+func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int, rng *rand.Rand) ([]Decoded, error) {
 	if maxSteps <= 0 {
 		maxSteps = MaxDecodeSteps
 	}
@@ -91,12 +96,12 @@ func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int) ([]De
 		sc := torch.NewScope()
 		defer sc.Close()
 		zt := sc.Own(torch.FromFloat32(z, int64(n), int64(lat))).To(m.Device()).Narrow(1, 0, int64(m.cfg.LatentTree))
-		out, err = m.decodeTrees(sc, zt, chem, maxSteps)
+		out, err = m.decodeTrees(sc, zt, chem, maxSteps, rng)
 	})
 	return out, err
 }
 
-func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int) ([]Decoded, error) {
+func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int, rng *rand.Rand) ([]Decoded, error) {
 	d := m.dec
 	n := int(zt.Shape()[0])
 	hidden := int64(m.cfg.Hidden)
@@ -125,7 +130,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 		if len(active) == 0 {
 			break
 		}
-		if table, err = m.decodeStep(bd, table, zt, dec, active, chem); err != nil {
+		if table, err = m.decodeStep(bd, table, zt, dec, active, chem, rng); err != nil {
 			return nil, err
 		}
 		if bd.err != nil {
@@ -164,7 +169,7 @@ func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][
 // top five labels in order until one whose slots fit and that the chemistry
 // can assemble becomes a child; otherwise backtrack to the parent (or finish
 // at the root).
-func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry) (*torch.Tensor, error) {
+func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rng *rand.Rand) (*torch.Tensor, error) {
 	d := m.dec
 	rows0 := table.Shape()[0]
 	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
@@ -198,10 +203,17 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		return nil, fmt.Errorf("jtvae decode: %w", err)
 	}
 	newH := table.Narrow(0, rows0, int64(len(active)))
-	_, order := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu()).Sort(1, true)
-	ranked, err := order.Narrow(1, 0, 5).Int64s()
-	if err != nil {
-		return nil, fmt.Errorf("jtvae decode: %w", err)
+	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu())
+	var ranked []int64
+	var err2 error
+	if rng == nil {
+		_, order := logits.Sort(1, true)
+		ranked, err2 = order.Narrow(1, 0, 5).Int64s()
+	} else {
+		ranked, err2 = sampleLabels(logits, rng)
+	}
+	if err2 != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err2)
 	}
 	var backLabels []int64
 	var backIn [][]int64
@@ -209,7 +221,11 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 	for k, i := range active {
 		t := dec[i]
 		xID := t.stack[len(t.stack)-1]
-		if stop[k] >= 0 {
+		expand := stop[k] >= 0
+		if rng != nil {
+			expand = rng.Float64() < 1/(1+math.Exp(-float64(stop[k])))
+		}
+		if expand {
 			ok, err := t.expand(xID, ranked[5*k:5*k+5], rows0+int64(k), chem)
 			if errors.Is(err, ErrGiveUp) {
 				t.done, t.err = true, err
@@ -294,6 +310,62 @@ func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemist
 		return true, nil
 	}
 	return false, nil
+}
+
+// sampleLabels draws, for each row of logits, five labels without
+// replacement in proportion to the softmax (torch.multinomial(softmax, 5)).
+func sampleLabels(logits *torch.Tensor, rng *rand.Rand) ([]int64, error) {
+	probs, err := logits.Softmax(1).Float64s()
+	if err != nil {
+		return nil, err
+	}
+	v := int(logits.Shape()[1])
+	var out []int64
+	for row := 0; row < len(probs); row += v {
+		p := slices.Clone(probs[row : row+v])
+		for _, k := range SampleWithoutReplacement(p, 5, rng) {
+			out = append(out, int64(k))
+		}
+	}
+	return out, nil
+}
+
+// SampleWithoutReplacement draws n indices of weights without replacement,
+// each in proportion to the weights left (torch.multinomial without
+// replacement); it zeroes the drawn weights. Where fewer than n weights are
+// positive, the rest follow in index order.
+func SampleWithoutReplacement(weights []float64, n int, rng *rand.Rand) []int {
+	out := make([]int, 0, n)
+	for len(out) < n && len(out) < len(weights) {
+		total := 0.0
+		for _, w := range weights {
+			total += w
+		}
+		k := -1
+		if total > 0 {
+			u := rng.Float64() * total
+			for i, w := range weights {
+				if w <= 0 {
+					continue
+				}
+				k = i
+				if u -= w; u < 0 {
+					break
+				}
+			}
+		}
+		if k < 0 {
+			for i := range weights {
+				if !slices.Contains(out, i) {
+					k = i
+					break
+				}
+			}
+		}
+		out = append(out, k)
+		weights[k] = 0
+	}
+	return out
 }
 
 // haveSlots is the authors' have_slots: whether a child cluster can attach

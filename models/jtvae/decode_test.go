@@ -67,7 +67,7 @@ func TestDecodeTreesParity(t *testing.T) {
 	for i := range n {
 		copy(z[i*m.cfg.Latent:], zt[i*lt:(i+1)*lt])
 	}
-	trees, err := m.DecodeTrees(z, chem, int(f.ints(t, "dec_max_steps")[0]))
+	trees, err := m.DecodeTrees(z, chem, int(f.ints(t, "dec_max_steps")[0]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

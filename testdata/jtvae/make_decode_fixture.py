@@ -14,12 +14,14 @@ python3-rdkit, in float32 as their code runs:
         N/2 encoder means of ZINC validation molecules (from the S-th on)
         and N/2 prior samples (seed S): writes DIR/z.npy, DIR/sources.txt and
         DIR/ref.txt (one line per point: the SMILES, "" for None, "TIMEOUT"
-        past the time limit) and prints the decoding time.
+        past the time limit), DIR/state.pt (the weights, for `checkpoint
+        import`) and prints the decoding time.
     ... --weights W --time N --seed S --out DIR [--skip K]
         decodes N prior samples (seed S, after K skipped), one thread, and
         prints ref_decode_s; for the side-by-side timing.
 
-W is a state dict that torch.load reads with their JTNNVAE names (one of
+W is random:SEED:HIDDEN (xavier-normal weights from SEED, as their JTVAE
+initialises them), or a state dict that torch.load reads with their JTNNVAE names (one of
 their checkpoints' jtnn_vae.* tensors, or a checkpoint of tlbo-native
 train; decode_state.pt was made from a hidden-40 network that tlbo-native
 trained for a few epochs on 4,000 ZINC molecules, so that its trees look
@@ -115,6 +117,12 @@ def load_weights(jtnn, vocab, path):
     compatibility switches of their JTVAE, float32."""
     import torch
 
+    if path.startswith("random:"):
+        # xavier-normal weights from a seed, as their JTVAE initialises them
+        seed, hidden = (int(v) for v in path.split(":")[1:])
+        m = make_fixture.build(jtnn, vocab, hidden, 56, 20, 3, seed=seed)
+        m.eval()
+        return m
     sd = torch.load(path)
     sd = {k[len("jtnn_vae."):] if k.startswith("jtnn_vae.") else k: v for k, v in sd.items()}
     hidden = sd["jtnn.embedding.weight"].shape[1]
@@ -144,8 +152,11 @@ def fixture(args, jtnn, vocab):
 
 
 def measure(args, jtnn, vocab):
+    import torch
+
     os.makedirs(args.out, exist_ok=True)
     m = load_weights(jtnn, vocab, args.weights)
+    torch.save({k: v.float().contiguous() for k, v in m.state_dict().items()}, os.path.join(args.out, "state.pt"))
     half = args.measure // 2
     means, mols = encoder_means(jtnn, m, vocab, os.path.join(ZINC, "jtvae_valid.txt"), args.measure - half, skip=args.seed)
     rng = np.random.default_rng(args.seed)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -161,6 +163,10 @@ type Decoder struct {
 	chem *clusterChem
 	// TimeLimit caps each molecule's decoding (0: no cap).
 	TimeLimit time.Duration
+	// Rand, when set, makes decoding stochastic as the authors' prob_decode:
+	// sampled trees (jtvae.DecodeTrees) and candidates tried in an order
+	// drawn without replacement from softmax(scores) + 1e-7.
+	Rand *rand.Rand
 	// Stats accumulates over calls of Decode.
 	Stats DecodeStats
 
@@ -212,7 +218,7 @@ func (d *Decoder) molContext(mol int) (context.Context, context.CancelFunc, time
 	return ctx, cancel, now
 }
 
-// Decode decodes the rows of z (n x latent) greedily: SMILES[i] is "" and
+// Decode decodes the rows of z (n x latent), greedily unless Rand is set: SMILES[i] is "" and
 // errs[i] says why where row i gives no molecule. err is reserved for
 // failures of the whole batch.
 func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error) {
@@ -226,7 +232,7 @@ func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error)
 		d.budget[i] = d.TimeLimit
 	}
 	t0 := time.Now()
-	trees, err := d.m.DecodeTrees(z, d, 0)
+	trees, err := d.m.DecodeTrees(z, d, 0, d.Rand)
 	d.Stats.Tree += time.Since(t0)
 	if err != nil {
 		return nil, nil, err
@@ -254,7 +260,7 @@ func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string,
 	}
 	ctx, cancel, _ := d.molContext(mol)
 	defer cancel()
-	a := &assembly{chem: d.chem, ctx: ctx, enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
+	a := &assembly{chem: d.chem, ctx: ctx, rng: d.Rand, enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
 	defer a.close()
 	if err := a.buildNodes(tr); err != nil {
 		return "", err
@@ -298,6 +304,7 @@ func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string,
 type assembly struct {
 	chem   *clusterChem
 	ctx    context.Context
+	rng    *rand.Rand // nil: greedy
 	enum   chem.EnumOptions
 	nodes  []*chem.Node
 	scorer *jtvae.AssemblyScorer
@@ -466,7 +473,8 @@ func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPa
 	return nil, pre, nil
 }
 
-// order returns the candidates' indices by decreasing score: the JTMPN
+// order returns the candidates' indices by decreasing score (sampled with
+// rng), the score being the JTMPN
 // score against z_graph plus the aromaticity score, in float32 as theirs
 // (a lone candidate is not scored).
 func (a *assembly) order(cands []chem.Candidate) ([]int, error) {
@@ -488,6 +496,19 @@ func (a *assembly) order(cands []chem.Candidate) ([]int, error) {
 		for i, v := range s {
 			scores[i] = float32(v) + float32(cands[i].Aroma)
 		}
+	}
+	if a.rng != nil {
+		top := slices.Max(scores)
+		p := make([]float64, len(scores))
+		sum := 0.0
+		for i, v := range scores {
+			p[i] = math.Exp(float64(v - top))
+			sum += p[i]
+		}
+		for i := range p {
+			p[i] = p[i]/sum + 1e-7
+		}
+		return jtvae.SampleWithoutReplacement(p, len(p), a.rng), nil
 	}
 	idx := make([]int, len(scores))
 	for i := range idx {

@@ -2,6 +2,7 @@ package molecule
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -130,4 +132,55 @@ func TestDecoderTimeLimit(t *testing.T) {
 	if timeouts == 0 || d.Stats.Timeouts != timeouts {
 		t.Errorf("%d timeouts with a 1 ns limit, stats %+v", timeouts, d.Stats)
 	}
+}
+
+// TestDecodeSampled: stochastic decoding (prob_decode) gives molecules or
+// invalid decodes, the same ones from the same seed, and not always the
+// greedy ones.
+func TestDecodeSampled(t *testing.T) {
+	z, want, _ := decodeFixture(t)
+	z, want = z[:12*56], want[:12]
+	v, err := ReadVocab(testVocab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := jtvae.ImportModel("../../../testdata/jtvae/decode_state.pt", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	run := func() []string {
+		d, err := NewDecoder(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Rand = rand.New(rand.NewPCG(5, 6))
+		smiles, _, err := d.Decode(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return smiles
+	}
+	a, b := run(), run()
+	if !slices.Equal(a, b) {
+		t.Errorf("two runs from one seed differ:\n%q\n%q", a, b)
+	}
+	differ := 0
+	for i, s := range a {
+		if s != want[i] {
+			differ++
+		}
+		if s == "" {
+			continue
+		}
+		if mol, err := chem.Smiles(s); err != nil {
+			t.Errorf("point %d: %q: %v", i, s, err)
+		} else {
+			mol.Close()
+		}
+	}
+	if differ == 0 {
+		t.Error("sampled decodes are all the greedy ones")
+	}
+	t.Logf("%d of %d sampled decodes differ from the greedy ones", differ, len(a))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -310,35 +311,51 @@ func newNetwork(env *task.Env, latent int) (models.VAE[jtvae.Example], error) {
 	return jtvae.New(cfg)
 }
 
-// decode decodes latent points greedily (Decoder): the JT-VAE's only
-// decoding here, as the authors' BO uses (their decode_deterministic); a
-// request for stochastic decodings is an error. The vocabulary is the
-// checkpoint's.
-func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions, _ uint64) ([]string, []bool, error) {
+// decode decodes latent points with the checkpoint's vocabulary (Decoder):
+// greedily by default and with opts.Greedy (the authors' decode_deterministic,
+// which their BO uses); with opts.Attempts > 0 and not Greedy, that many
+// stochastic decodings (their prob_decode) from seed, keeping each point's
+// most frequent molecule.
+func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions, seed uint64) ([]string, []bool, error) {
 	m, ok := net.(*jtvae.Model)
 	if !ok {
 		return nil, nil, fmt.Errorf("molecule decode: network %T is not the JT-VAE", net)
-	}
-	if opts.Attempts > 0 && !opts.Greedy {
-		return nil, nil, fmt.Errorf("molecule decode: stochastic decoding (%d attempts) is not built; the JT-VAE decodes greedily", opts.Attempts)
 	}
 	d, err := NewDecoder(m, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	z32 := make([]float32, len(z))
-	for i, v := range z {
-		z32[i] = float32(v)
+	attempts := 1
+	if !opts.Greedy && opts.Attempts > 0 {
+		attempts = opts.Attempts
+		d.Rand = rand.New(rand.NewPCG(seed, 0x6a7476616564))
+	}
+	lat := m.LatentDim()
+	n := len(z) / lat
+	z32 := make([]float32, 0, len(z)*attempts)
+	for range attempts {
+		for _, v := range z {
+			z32 = append(z32, float32(v))
+		}
 	}
 	smiles, errs, err := d.Decode(z32)
 	if err != nil {
 		return nil, nil, err
 	}
-	valid := make([]bool, len(smiles))
-	for i, e := range errs {
-		valid[i] = e == nil && smiles[i] != ""
+	out, valid := make([]string, n), make([]bool, n)
+	for i := range n {
+		counts := map[string]int{}
+		for a := range attempts {
+			k := a*n + i
+			if errs[k] != nil || smiles[k] == "" {
+				continue
+			}
+			if counts[smiles[k]]++; counts[smiles[k]] > counts[out[i]] || !valid[i] {
+				out[i], valid[i] = smiles[k], true
+			}
+		}
 	}
-	return smiles, valid, nil
+	return out, valid, nil
 }
 
 // importCheckpoint converts the authors' JT-VAE checkpoint with the

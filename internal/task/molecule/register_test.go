@@ -161,8 +161,9 @@ func TestTrainSynthetic(t *testing.T) {
 			m.Close()
 		}
 	}
-	if _, _, err := TaskSpec().Decode(net, make([]float64, 56), task.DecodeOptions{Attempts: 5}, 0); err == nil {
-		t.Error("stochastic decoding: no error")
+	sampled, valid, err := TaskSpec().Decode(net, make([]float64, 2*56), task.DecodeOptions{Attempts: 3}, 1)
+	if err != nil || len(sampled) != 2 || len(valid) != 2 {
+		t.Errorf("stochastic decoding: %q %v %v", sampled, valid, err)
 	}
 }
 
