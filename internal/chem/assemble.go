@@ -189,6 +189,9 @@ type EnumOptions struct {
 	// Ctx, when set, stops the enumeration (which is exponential in the
 	// neighbours) with its error once it is done.
 	Ctx context.Context
+	// First stops at the first candidate: enough to tell whether any exists
+	// (the authors' can_assemble), which is the same answer.
+	First bool
 }
 
 // EnumAssemble is chemutils.enum_assemble with o's rings and context.
@@ -208,13 +211,21 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 		}
 	}
 	var all [][]AtomPair
+	var first []Candidate
 	var search func(cur []AtomPair, depth int) error
 	search = func(cur []AtomPair, depth int) error {
-		if len(all) > MaxCandidates {
+		if len(all) > MaxCandidates || first != nil {
 			return nil
 		}
 		if depth == len(neighbors) {
 			all = append(all, cur)
+			if o.First {
+				c, err := finishCandidates(ctx, aroma, node, neighbors, prev, [][]AtomPair{cur})
+				if len(c) > 0 {
+					first = c
+				}
+				return err
+			}
 			return nil
 		}
 		seen := map[string]bool{}
@@ -244,6 +255,9 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 	}
 	if err := search(prevAmap, 0); err != nil {
 		return nil, err
+	}
+	if o.First {
+		return first, nil
 	}
 	return finishCandidates(ctx, aroma, node, neighbors, prev, all)
 }

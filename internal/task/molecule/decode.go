@@ -136,7 +136,7 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 		}
 		neis[i] = n
 	}
-	cands, err := chem.EnumOptions{Aroma: &c.aroma, Ctx: ctx}.EnumAssemble(ctr, chem.AssemblyOrder(neis), nil, nil)
+	cands, err := chem.EnumOptions{Aroma: &c.aroma, Ctx: ctx, First: true}.EnumAssemble(ctr, chem.AssemblyOrder(neis), nil, nil)
 	if err != nil {
 		return false, err
 	}
@@ -300,6 +300,12 @@ func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string,
 	return out.SmilesWith(chem.DefaultSmiles)
 }
 
+// enumerated is one node's candidates and the order to try them in.
+type enumerated struct {
+	cands []chem.Candidate
+	order []int
+}
+
 // assembly is one molecule's dfs_assemble state.
 type assembly struct {
 	chem   *clusterChem
@@ -308,9 +314,12 @@ type assembly struct {
 	enum   chem.EnumOptions
 	nodes  []*chem.Node
 	scorer *jtvae.AssemblyScorer
-	steps  int // dfs calls of this pass
-	total  int
-	mols   []*chem.Mol // every molecule made, closed at the end
+	// enumerations and orders by (node, father, father's atom map): the
+	// same in both passes and on every retry, as the nodes do not change
+	memo  map[string]enumerated
+	steps int // dfs calls of this pass
+	total int
+	mols  []*chem.Mol // every molecule made, closed at the end
 }
 
 // buildNodes makes the tree's nodes as _decode leaves them: IDs from 1,
@@ -402,10 +411,19 @@ func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPa
 			curAmap = append(curAmap, chem.AtomPair{Nei: faID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
 		}
 	}
-	cands, err := a.enum.EnumAssemble(node, chem.AssemblyOrder(children), prev, curAmap)
-	if err != nil {
-		return nil, nil, err
+	key := fmt.Sprint(node.ID, faID, curAmap)
+	e, seen := a.memo[key]
+	var err error
+	if !seen {
+		if e.cands, err = a.enum.EnumAssemble(node, chem.AssemblyOrder(children), prev, curAmap); err != nil {
+			return nil, nil, err
+		}
+		if a.memo == nil {
+			a.memo = map[string]enumerated{}
+		}
+		a.memo[key] = e
 	}
+	cands := e.cands
 	aroma := 0.0
 	for _, c := range cands {
 		aroma += c.Aroma
@@ -413,10 +431,13 @@ func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPa
 	if len(cands) == 0 || (aroma < 0 && checkAroma) {
 		return nil, cur, nil
 	}
-	order, err := a.order(cands)
-	if err != nil {
-		return nil, nil, err
+	if e.order == nil || a.rng != nil { // prob_decode draws a new order on every call
+		if e.order, err = a.order(cands); err != nil {
+			return nil, nil, err
+		}
+		a.memo[key] = e
 	}
+	order := e.order
 	pre := cur
 	for i, k := range order {
 		m, err := cur.Copy()
