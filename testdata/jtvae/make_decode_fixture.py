@@ -11,8 +11,8 @@ python3-rdkit, in float32 as their code runs:
         their state dict) and decode.npz: latent points (prior samples and
         encoder means of ZINC test molecules) and their SMILES.
     ... --weights W --measure N --seed S --out DIR
-        N/2 encoder means of ZINC validation molecules (from the S-th on)
-        and N/2 prior samples (seed S): writes DIR/z.npy, DIR/sources.txt and
+        N/2 encoder means of ZINC validation molecules (from the S-th on;
+        plus N(0, NOISE^2) with --noise NOISE) and N/2 prior samples (seed S): writes DIR/z.npy, DIR/sources.txt and
         DIR/ref.txt (one line per point: the SMILES, "" for None, "TIMEOUT"
         past the time limit), DIR/state.pt (the weights, for `checkpoint
         import`) and prints the decoding time.
@@ -161,6 +161,7 @@ def measure(args, jtnn, vocab):
     means, mols = encoder_means(jtnn, m, vocab, os.path.join(ZINC, "jtvae_valid.txt"), args.measure - half, skip=args.seed)
     rng = np.random.default_rng(args.seed)
     prior = rng.standard_normal((half, 56)).astype(np.float32)
+    means = (means + args.noise * rng.standard_normal(means.shape)).astype(np.float32)
     z = np.concatenate([means, prior])
     np.save(os.path.join(args.out, "z.npy"), z.astype(np.float64))
     with open(os.path.join(args.out, "sources.txt"), "w") as f:
@@ -195,6 +196,7 @@ def main():
     p.add_argument("--skip", type=int, default=0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--limit", type=float, default=20.0)
+    p.add_argument("--noise", type=float, default=0.0, help="measure: standard deviation of noise added to the means")
     p.add_argument("--out", default="")
     args = p.parse_args()
     from rdkit import RDLogger

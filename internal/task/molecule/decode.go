@@ -152,9 +152,11 @@ type DecodeStats struct {
 	// Tree is the time of tree decoding (network and can_assemble),
 	// Assembly that of assembly (enumeration, JTMPN scoring, attachment).
 	Tree, Assembly time.Duration
-	// Steps counts dfs_assemble calls; Timeouts the molecules past their
-	// time limit.
-	Steps, Timeouts int
+	// Steps counts dfs_assemble calls, Retries the candidates tried after a
+	// node's first, SecondPasses the molecules assembled again without the
+	// aromaticity check, Partial those decoded to the second pass's partial
+	// molecule, Timeouts those past their time limit.
+	Steps, Retries, SecondPasses, Partial, Timeouts int
 }
 
 // Decoder decodes latent points into SMILES with a JT-VAE.
@@ -272,12 +274,15 @@ func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string,
 	defer a.scorer.Close()
 	res, _, err := a.pass(true)
 	if err == nil && res == nil {
+		d.Stats.SecondPasses++
 		var pre *chem.Mol
-		if res, pre, err = a.pass(false); res == nil {
+		if res, pre, err = a.pass(false); res == nil && pre != nil {
 			res = pre
+			d.Stats.Partial++
 		}
 	}
 	d.Stats.Steps += a.total
+	d.Stats.Retries += a.retries
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", errTimeUp
@@ -316,10 +321,11 @@ type assembly struct {
 	scorer *jtvae.AssemblyScorer
 	// enumerations and orders by (node, father, father's atom map): the
 	// same in both passes and on every retry, as the nodes do not change
-	memo  map[string]enumerated
-	steps int // dfs calls of this pass
-	total int
-	mols  []*chem.Mol // every molecule made, closed at the end
+	memo    map[string]enumerated
+	steps   int // dfs calls of this pass
+	total   int
+	retries int
+	mols    []*chem.Mol // every molecule made, closed at the end
 }
 
 // buildNodes makes the tree's nodes as _decode leaves them: IDs from 1,
@@ -440,6 +446,9 @@ func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPa
 	order := e.order
 	pre := cur
 	for i, k := range order {
+		if i > 0 {
+			a.retries++
+		}
 		m, err := cur.Copy()
 		if err != nil {
 			return nil, nil, err

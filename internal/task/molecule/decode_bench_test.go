@@ -80,12 +80,18 @@ func BenchmarkDecodePrior(b *testing.B) {
 		stats.Tree += d.Stats.Tree
 		stats.Assembly += d.Stats.Assembly
 		stats.Timeouts += d.Stats.Timeouts
+		stats.Retries += d.Stats.Retries
+		stats.SecondPasses += d.Stats.SecondPasses
+		stats.Partial += d.Stats.Partial
 	}
 	n := float64(b.N)
 	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
 	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
 	b.ReportMetric(float64(invalid)/n, "invalid/op")
 	b.ReportMetric(float64(stats.Timeouts)/n, "timeouts/op")
+	b.ReportMetric(float64(stats.Retries)/n, "retries/op")
+	b.ReportMetric(float64(stats.SecondPasses)/n, "second_passes/op")
+	b.ReportMetric(float64(stats.Partial)/n, "partial/op")
 }
 
 func fileExists(p string) bool {
