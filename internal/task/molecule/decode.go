@@ -205,10 +205,13 @@ func (d *Decoder) CanAssemble(mol int, center int64, nbrs []int64, leaf []bool) 
 	if d.TimeLimit > 0 {
 		d.budget[mol] -= time.Since(start)
 	}
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
 		return false, errTimeUp
+	case err != nil: // RDKit failed on this molecule's clusters: it alone is invalid
+		return false, fmt.Errorf("can_assemble: %v: %w", err, jtvae.ErrGiveUp)
 	}
-	return ok, err
+	return ok, nil
 }
 
 func (d *Decoder) molContext(mol int) (context.Context, context.CancelFunc, time.Time) {
@@ -220,9 +223,10 @@ func (d *Decoder) molContext(mol int) (context.Context, context.CancelFunc, time
 	return ctx, cancel, now
 }
 
-// Decode decodes the rows of z (n x latent), greedily unless Rand is set: SMILES[i] is "" and
-// errs[i] says why where row i gives no molecule. err is reserved for
-// failures of the whole batch.
+// Decode decodes the rows of z (n x latent), greedily unless Rand is set:
+// smiles[i] is "" and errs[i] says why where row i gives no molecule (it
+// cannot be assembled, ran past TimeLimit, or RDKit failed on it). err is
+// reserved for failures of the whole batch.
 func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error) {
 	lat := d.m.LatentDim()
 	if len(z) == 0 || len(z)%lat != 0 {
@@ -246,7 +250,7 @@ func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error)
 		if errs[i] = tr.Err; errs[i] == nil {
 			smiles[i], errs[i] = d.assemble(i, tr, z[i*lat+lt:(i+1)*lat])
 		}
-		if errors.Is(errs[i], jtvae.ErrGiveUp) {
+		if errors.Is(errs[i], errTimeUp) {
 			d.Stats.Timeouts++
 		}
 	}
