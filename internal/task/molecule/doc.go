@@ -10,4 +10,12 @@
 // Score parses the SMILES as given; the data set scores the canonical
 // non-isomeric SMILES, as the authors' calc_penalized_logP.py does. A molecule
 // that cannot be scored gets FailureScore, the authors' invalid_score default.
+//
+// Latent points decode to molecules as the authors' JTNNVAE.decode does
+// (Decoder; decode.go says how), greedily by default as their BO does. Where
+// their code and ours differ on purpose: a time cap per molecule (theirs has
+// none), can_assemble answers cached by cluster labels and leaf flags and
+// stopped at the first candidate (the same answers), each node's candidates
+// enumerated once per molecule, and errors of RDKit (which would raise in
+// theirs) make the molecule invalid.
 package molecule
