@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -75,6 +76,7 @@ func writeBestPlot(path, title string, groups []bo.Group) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "evaluations"
+	p.X.Tick.Marker = countTicks
 	p.Y.Label.Text = "best score"
 	if len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize {
 		p.Y.Label.Text = "best score (lower is better)"
@@ -114,6 +116,18 @@ func writeBestPlot(path, title string, groups []bo.Group) error {
 		return err
 	})
 }
+
+// countTicks are gonum/plot's default ticks labelled as the counts they are
+// ("250", not "250.00").
+var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
+})
 
 func meanXYs(g bo.Group) plotter.XYs {
 	xy := make(plotter.XYs, len(g.Mean))
