@@ -32,7 +32,7 @@ for e in s c lr lbo t; do
   resume=()
   [ -f "$(ckpt "$e" | sed 's/\.pt$/.last.json/')" ] && resume=(--resume)
   "$bin" train --task "$task" --data-dir "$data" --elbo "$e" --epochs "$epochs" --threads 1 --seed 0 \
-    "${taskf[@]}" "${trainf[@]}" --out "$(ckpt "$e")" "${resume[@]}" > "$out/pretrain-$e.log" 2>&1 ||
+    "${taskf[@]}" "${trainf[@]}" --out "$(ckpt "$e")" "${resume[@]}" >> "$out/pretrain-$e.log" 2>&1 ||
     { echo "pretraining $e: FAILED, see $out/pretrain-$e.log" >&2; exit 1; }
 done
 # Table 1's order and names.

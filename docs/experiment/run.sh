@@ -34,7 +34,7 @@ pretrain() { # ELBO -> checkpoint path
   local ckpt="$out/$name-$1.pt"
   [ -f "$out/$name-$1.last.json" ] && resume=(--resume)
   if ! "$bin" train --task "$task" --data-dir "$data" --elbo "$1" --epochs "$epochs" --threads 1 --seed 0 \
-    "${taskf[@]}" "${trainf[@]}" --out "$ckpt" "${resume[@]}" > "$out/pretrain-$1.log" 2>&1; then
+    "${taskf[@]}" "${trainf[@]}" --out "$ckpt" "${resume[@]}" >> "$out/pretrain-$1.log" 2>&1; then
     echo "pretraining $1: FAILED, see $out/pretrain-$1.log" >&2
     return 1
   fi
