@@ -18,4 +18,19 @@
 // stopped at the first candidate (the same answers), each node's candidates
 // enumerated once per molecule, and errors of RDKit (which would raise in
 // theirs) make the molecule invalid.
+//
+// Training molecules are featurised once (trees, graphs and assembly
+// candidates, about 23 ms a molecule) into a cache on disk that train,
+// optimize and analyze read (CachedExamples): by default next to the data
+// set, DIR/molecules.examples/KEY/ for DIR/molecules.npz, so that every run
+// over one data set shares it; --cache-dir puts it elsewhere, --cache-dir
+// none turns it off. KEY digests the data set file, the vocabulary, the
+// shard size and FeaturiserVersion, so a changed input makes a new cache
+// (old ones can be deleted). The cache is made in parallel (--workers) in
+// shards of 256 molecules, each written whole (temporary file, fsync,
+// rename) when done: an interrupted build keeps its finished shards and the
+// next run resumes. Shards are gob behind a SHA-256 checksum and hold their
+// molecules' SMILES: a corrupt shard, or one of other molecules, is named on
+// stderr and rebuilt. All examples are read at once (the trainer takes them
+// as a slice).
 package molecule

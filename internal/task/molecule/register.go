@@ -30,6 +30,7 @@ const (
 	optCands     = "candidates"
 	optWorkers   = "workers"
 	optRDKitLog  = "rdkit-log"
+	optCacheDir  = "cache-dir"
 )
 
 // Defaults are the molecule task's hyperparameters (DESIGN.md section 9): the
@@ -60,7 +61,8 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			{Name: optMolecules, Usage: "data set file written by the data verb (default: " + DataFileName + " in the data directory)"},
 			{Name: optHidden, Default: "450", Usage: "hidden size of a new JT-VAE"},
 			{Name: optCands, Default: "false", Usage: "data: also enumerate every node's attachment candidates (slow)"},
-			{Name: optWorkers, Default: "0", Usage: "data: goroutines (0: all CPUs)"},
+			{Name: optWorkers, Default: "0", Usage: "data and the featurisation cache: goroutines (0: all CPUs)"},
+			{Name: optCacheDir, Usage: "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)"},
 			{Name: optRDKitLog, Default: "false", Usage: "let RDKit print its own log lines on stderr"},
 		},
 		Networks:     []string{jtvae.NetworkKind},
@@ -109,11 +111,13 @@ func (Objective) Describe() map[string]string {
 	return map[string]string{"objective": "penalised logP (Crippen logP, SA score, cycle term; normalised over ZINC250K)"}
 }
 
-// bound is the featuriser of the vocabulary that the last verb bound.
+// bound is the featuriser of the vocabulary that the last verb bound, and
+// the cached featurisation of the data set's molecules over it, by SMILES.
 var bound struct {
 	sync.Mutex
-	path string
-	f    *Featuriser
+	path   string
+	f      *Featuriser
+	cached map[string]Cached
 }
 
 // bind reads the vocabulary of env's options and makes it the featuriser's.
@@ -125,15 +129,21 @@ func bind(env *task.Env) error {
 	bound.Lock()
 	defer bound.Unlock()
 	if bound.f == nil || bound.path != path {
-		bound.f, bound.path = NewFeaturiser(v), path
+		bound.f, bound.path, bound.cached = NewFeaturiser(v), path, nil
 	}
 	return nil
 }
 
+// example returns the cached featurisation of a data-set molecule, else
+// featurises it.
 func example(smiles string) (jtvae.Example, error) {
 	bound.Lock()
 	f := bound.f
+	c, ok := bound.cached[smiles]
 	bound.Unlock()
+	if ok {
+		return c.Example, c.Err
+	}
 	if f == nil {
 		return jtvae.Example{}, fmt.Errorf("molecule %q: no vocabulary bound (give --%s)", smiles, optVocab)
 	}
@@ -197,6 +207,8 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
 			if errors.Is(err, os.ErrNotExist) {
 				err = fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
+			} else if err == nil {
+				err = useCache(env, path, smiles)
 			}
 			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)), err
 		}

@@ -1,0 +1,378 @@
+package molecule
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// FeaturiserVersion names what Featurise produces; bump it whenever
+// featurise.go changes its output, so that caches made before are not used.
+const FeaturiserVersion = 1
+
+// DefaultShardSize is the number of molecules of one cache shard: a killed
+// build loses at most the shards in progress (about 6 s of work per worker).
+const DefaultShardSize = 256
+
+// shardMagic opens every shard file; the SHA-256 of the gob payload follows.
+const shardMagic = "tlbo-native jtvae examples\n"
+
+// CacheOptions configure CachedExamples.
+type CacheOptions struct {
+	// Dir is the cache's root; the examples go to Dir/<key>/, key digesting
+	// DataDigest, the vocabulary, FeaturiserVersion and ShardSize.
+	Dir string
+	// DataDigest identifies the data set (FileDigest of its file).
+	DataDigest string
+	// ShardSize is the number of molecules per shard (0: DefaultShardSize).
+	ShardSize int
+	// Workers is the number of goroutines (0: all CPUs).
+	Workers int
+	// Progress, when set, is told the molecules done (those kept from an
+	// earlier run first) of the total.
+	Progress func(done, total int)
+	// Log, when set, receives notes (shards found bad and rebuilt).
+	Log io.Writer
+	// Ctx, when set, stops the build between molecules; finished shards stay.
+	Ctx context.Context
+}
+
+// Cached is the featurisation of one molecule: its example, or the reason
+// it could not be featurised.
+type Cached struct {
+	Example jtvae.Example
+	Err     error
+}
+
+// shard is the content of one shard file: molecules Start.. of the data
+// set, with their SMILES (checked on reading) and examples or errors.
+type shard struct {
+	Key      string
+	Start    int
+	Smiles   []string
+	Examples []jtvae.Example // Vocab left out: it is the cache's
+	Errors   []string        // "" where the example is good
+}
+
+// FileDigest returns the hex SHA-256 of a file's bytes.
+func FileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// CacheKey names the cache of a data set featurised over a vocabulary in
+// shards of the given size.
+func CacheKey(dataDigest string, v Vocab, shardSize int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "featuriser %d\nshard %d\ndata %s\nvocabulary %d\n", FeaturiserVersion, shardSize, dataDigest, len(v))
+	for _, c := range v {
+		fmt.Fprintf(h, "%s\n", c)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// CachedExamples returns the featurisation of every molecule of smiles (a
+// data set's, in its order) over f's vocabulary, reading the shards of the
+// cache and featurising, in parallel, only the molecules of missing ones.
+// Each shard is written whole (temporary file, fsync, rename) as soon as its
+// molecules are done, so an interrupted build resumes where it stopped; a
+// shard that is corrupt or belongs to other molecules is rebuilt, and Log
+// says so.
+func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, error) {
+	if o.ShardSize <= 0 {
+		o.ShardSize = DefaultShardSize
+	}
+	size := o.ShardSize
+	dir := filepath.Join(o.Dir, CacheKey(o.DataDigest, f.vocab, size))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("featurisation cache: %w", err)
+	}
+	if err := removeTemporaries(dir); err != nil {
+		return nil, err
+	}
+	out := make([]Cached, len(smiles))
+	key := filepath.Base(dir)
+	var todo []int
+	for s := 0; s*size < len(smiles); s++ {
+		path := shardPath(dir, s)
+		lo, hi := s*size, min(len(smiles), (s+1)*size)
+		err := readShard(path, key, lo, smiles[lo:hi], f.vocab, out[lo:hi])
+		switch {
+		case err == nil:
+			continue
+		case !errors.Is(err, fs.ErrNotExist) && o.Log != nil:
+			fmt.Fprintf(o.Log, "featurisation cache: %v; rebuilding it\n", err)
+		}
+		todo = append(todo, s)
+	}
+	if len(todo) > 0 && o.Log != nil {
+		fmt.Fprintf(o.Log, "featurisation cache %s: %d of %d shards to make\n", dir, len(todo), (len(smiles)+size-1)/size)
+	}
+	if err := buildShards(o, f, dir, smiles, todo, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func shardPath(dir string, s int) string { return filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)) }
+
+// removeTemporaries deletes the temporary files a killed build left.
+func removeTemporaries(dir string) error {
+	tmp, err := filepath.Glob(filepath.Join(dir, ".shard-*.tmp*"))
+	if err != nil {
+		return err
+	}
+	for _, p := range tmp {
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("featurisation cache: %w", err)
+		}
+	}
+	return nil
+}
+
+// buildShards featurises the molecules of the todo shards on o.Workers
+// goroutines, one molecule per task in shard order, and writes each shard
+// when its last molecule is done.
+func buildShards(o CacheOptions, f *Featuriser, dir string, smiles []string, todo []int, out []Cached) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(orBackground(o.Ctx))
+	defer cancel()
+	var jobs []int
+	left := make(map[int]*atomic.Int32, len(todo))
+	size := o.ShardSize
+	for _, s := range todo {
+		lo, hi := s*size, min(len(smiles), (s+1)*size)
+		for i := lo; i < hi; i++ {
+			jobs = append(jobs, i)
+		}
+		left[s] = new(atomic.Int32)
+		left[s].Store(int32(hi - lo))
+	}
+	total, kept := len(smiles), len(smiles)-len(jobs)
+	var done atomic.Int64
+	done.Store(int64(kept))
+	var (
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		cancel()
+	}
+	last := -1
+	report := func() {
+		mu.Lock() // keeps the reports in order, each once
+		defer mu.Unlock()
+		if d := int(done.Load()); o.Progress != nil && d > last {
+			last = d
+			o.Progress(d, total)
+		}
+	}
+	report()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workerCount(o.Workers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := next.Add(1) - 1; k < int64(len(jobs)) && ctx.Err() == nil; k = next.Add(1) - 1 {
+				i := jobs[k]
+				ex, err := f.Featurise(smiles[i])
+				out[i] = Cached{Example: ex, Err: err}
+				s := i / size
+				if left[s].Add(-1) == 0 {
+					lo, hi := s*size, min(len(smiles), (s+1)*size)
+					if err := writeShard(shardPath(dir, s), filepath.Base(dir), lo, smiles[lo:hi], out[lo:hi]); err != nil {
+						fail(err)
+					}
+				}
+				if done.Add(1)%64 == 0 || int(done.Load()) == total {
+					report()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := orBackground(o.Ctx).Err(); err != nil {
+		return fmt.Errorf("featurisation cache %s: interrupted after %d of %d molecules (finished shards kept; run again to resume): %w",
+			dir, done.Load(), total, err)
+	}
+	return nil
+}
+
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+func workerCount(w, jobs int) int {
+	if w <= 0 {
+		w = runtime.NumCPU()
+	}
+	return max(1, min(w, jobs))
+}
+
+// writeShard writes molecules lo.. as one shard file: magic, SHA-256 of the
+// payload, gob payload. Gob because an example is ragged (trees, graphs,
+// groups of candidate graphs) and gob stores it as it is, with no flattening
+// code to keep in step with jtvae.Example, and compactly: one-hot 0 and 1
+// features take 1 and 3 bytes, small indices one.
+func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
+	sh := shard{Key: key, Start: lo, Smiles: smiles, Examples: make([]jtvae.Example, len(ex)), Errors: make([]string, len(ex))}
+	for k, c := range ex {
+		if c.Err != nil {
+			sh.Errors[k] = c.Err.Error()
+			continue
+		}
+		sh.Examples[k] = c.Example
+		sh.Examples[k].Vocab = nil
+	}
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(&sh); err != nil {
+		return fmt.Errorf("featurisation cache %s: %w", path, err)
+	}
+	sum := sha256.Sum256(payload.Bytes())
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		for _, b := range [][]byte{[]byte(shardMagic), sum[:], payload.Bytes()} {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readShard reads the shard of molecules lo.. into out, checking its
+// checksum, key, start and SMILES; an error names the file.
+func readShard(path, key string, lo int, smiles []string, v Vocab, out []Cached) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	bad := func(what string, args ...any) error {
+		return fmt.Errorf("shard %s: %s", path, fmt.Sprintf(what, args...))
+	}
+	n := len(shardMagic) + sha256.Size
+	if len(b) < n || string(b[:len(shardMagic)]) != shardMagic {
+		return bad("not a featurisation cache shard")
+	}
+	if sum := sha256.Sum256(b[n:]); !bytes.Equal(sum[:], b[len(shardMagic):n]) {
+		return bad("corrupt (checksum mismatch)")
+	}
+	var sh shard
+	if err := gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&sh); err != nil {
+		return bad("corrupt: %v", err)
+	}
+	switch {
+	case sh.Key != key || sh.Start != lo:
+		return bad("made for cache %s at molecule %d, want %s at %d", sh.Key, sh.Start, key, lo)
+	case !slices.Equal(sh.Smiles, smiles) || len(sh.Examples) != len(smiles) || len(sh.Errors) != len(smiles):
+		return bad("holds other molecules than the data set's %d..%d", lo, lo+len(smiles)-1)
+	}
+	for k := range out {
+		if sh.Errors[k] != "" {
+			out[k] = Cached{Err: errors.New(sh.Errors[k])}
+			continue
+		}
+		out[k] = Cached{Example: sh.Examples[k]}
+		out[k].Example.Vocab = v
+	}
+	return nil
+}
+
+// cacheRoot returns the cache directory of a data set file under the
+// --cache-dir option: "" puts it next to the file (DIR/molecules.examples
+// for DIR/molecules.npz), "none" turns the cache off ("").
+func cacheRoot(option, dataPath string) string {
+	switch option {
+	case "none":
+		return ""
+	case "":
+		return strings.TrimSuffix(dataPath, filepath.Ext(dataPath)) + ".examples"
+	}
+	return option
+}
+
+// useCache featurises the data set's molecules through the cache of
+// --cache-dir (none: not at all; examples are then made as they are asked
+// for) and keeps them for example.
+func useCache(env *task.Env, dataPath string, smiles []string) error {
+	root := cacheRoot(env.Param(optCacheDir), dataPath)
+	if root == "" {
+		bound.Lock()
+		bound.cached = nil
+		bound.Unlock()
+		return nil
+	}
+	if err := bind(env); err != nil {
+		return nil // no vocabulary: the verbs that make examples say so
+	}
+	workers, err := strconv.Atoi(env.Param(optWorkers))
+	if err != nil {
+		return fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
+	}
+	digest, err := FileDigest(dataPath)
+	if err != nil {
+		return err
+	}
+	o := CacheOptions{Dir: root, DataDigest: digest, Workers: workers, Log: env.Stderr, Ctx: env.Ctx}
+	if env.Progress != nil {
+		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
+	}
+	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	bound.Lock()
+	f := bound.f
+	bound.Unlock()
+	cached, err := CachedExamples(o, f, smiles)
+	if err != nil {
+		return fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)
+	}
+	m := make(map[string]Cached, len(smiles))
+	for i, s := range smiles {
+		m[s] = cached[i]
+	}
+	bound.Lock()
+	if bound.f == f {
+		bound.cached = m
+	}
+	bound.Unlock()
+	return nil
+}

@@ -1,0 +1,92 @@
+package molecule
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCacheMeasure compares featurising the first $TLBO_CACHE_MEASURE
+// training molecules of ZINC250K (one worker; this writes the cache) with
+// reading them back from the cache, in CPU seconds, and reports the cache's
+// size on disk and the Go heap that the read examples hold. Skipped unless
+// the variable is set:
+//
+//	TLBO_CACHE_MEASURE=2000 OPENBLAS_NUM_THREADS=1 nice go test ./internal/task/molecule -run TestCacheMeasure -v
+func TestCacheMeasure(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TLBO_CACHE_MEASURE"))
+	if n <= 0 {
+		t.Skip("set TLBO_CACHE_MEASURE=N to measure the cache on N molecules")
+	}
+	v, err := ReadVocab(testVocab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := FindDataDir("")
+	smiles, _, err := readSplits(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smiles = smiles[:min(n, len(smiles))]
+	f := NewFeaturiser(v)
+	o := CacheOptions{Dir: t.TempDir(), DataDigest: "measure", Workers: 1}
+	build := cpuTime(t, func() { _, err = CachedExamples(o, f, smiles) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var got []Cached
+	read := cpuTime(t, func() { got, err = CachedExamples(o, f, smiles) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	bad := 0
+	for _, c := range got {
+		if c.Err != nil {
+			bad++
+		}
+	}
+	bytes := int64(0)
+	shards, _ := filepath.Glob(filepath.Join(o.Dir, "*", "shard-*.gob"))
+	for _, p := range shards {
+		if st, err := os.Stat(p); err == nil {
+			bytes += st.Size()
+		}
+	}
+	runtime.KeepAlive(got)
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	t.Logf("%d molecules (%d not featurisable), %d shards", len(smiles), bad, len(shards))
+	t.Logf("featurise and write: %.2f CPU s (%.2f ms per molecule); read: %.3f CPU s (%.3f ms per molecule); ratio %.0fx",
+		build.Seconds(), ms(build, len(smiles)), read.Seconds(), ms(read, len(smiles)), build.Seconds()/read.Seconds())
+	t.Logf("on disk %s (%.1f KiB per molecule); heap of the read examples %s (%.1f KiB per molecule, %s for 10,000)",
+		mib(float64(bytes)), float64(bytes)/1024/float64(len(smiles)), mib(heap), heap/1024/float64(len(smiles)),
+		mib(heap*10000/float64(len(smiles))))
+}
+
+// cpuTime returns the process's user and system CPU time spent in f.
+func cpuTime(t *testing.T, f func()) time.Duration {
+	t.Helper()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	f()
+	return cpu() - start
+}
+
+func ms(d time.Duration, n int) float64 { return d.Seconds() * 1000 / float64(n) }
+
+func mib(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
