@@ -333,25 +333,54 @@ func cacheRoot(option, dataPath string) string {
 
 // useCache featurises the data set's molecules through the cache of
 // --cache-dir (none: not at all; examples are then made as they are asked
-// for) and keeps them for example.
-func useCache(env *task.Env, dataPath string, smiles []string) error {
+// for) and keeps them for example. It returns the molecules that could be
+// featurised, with their scores, and says on stderr how many were left out.
+func useCache(env *task.Env, dataPath string, smiles []string, scores []float64) ([]string, []float64, error) {
 	root := cacheRoot(env.Param(optCacheDir), dataPath)
-	if root == "" {
+	if root == "" || bind(env) != nil { // without a vocabulary the verbs that make examples say so
 		bound.Lock()
 		bound.cached = nil
 		bound.Unlock()
-		return nil
+		return smiles, scores, nil
 	}
-	if err := bind(env); err != nil {
-		return nil // no vocabulary: the verbs that make examples say so
+	cached, f, err := readCache(env, root, dataPath, smiles)
+	if err != nil {
+		return nil, nil, err
 	}
+	m := make(map[string]Cached, len(smiles))
+	var keep []string
+	var y []float64
+	var first error
+	for i, s := range smiles {
+		m[s] = cached[i]
+		if cached[i].Err == nil {
+			keep, y = append(keep, s), append(y, scores[i])
+		} else if first == nil {
+			first = cached[i].Err
+		}
+	}
+	if first != nil && env.Stderr != nil {
+		fmt.Fprintf(env.Stderr, "molecule data set: %d of %d training molecules cannot be featurised over the vocabulary and are left out (the first: %v)\n",
+			len(smiles)-len(keep), len(smiles), first)
+	}
+	bound.Lock()
+	if bound.f == f {
+		bound.cached = m
+	}
+	bound.Unlock()
+	return keep, y, nil
+}
+
+// readCache returns the cached featurisation of the data set's molecules
+// under root, with the featuriser bound.
+func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached, *Featuriser, error) {
 	workers, err := strconv.Atoi(env.Param(optWorkers))
 	if err != nil {
-		return fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
+		return nil, nil, fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
 	}
 	digest, err := FileDigest(dataPath)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	o := CacheOptions{Dir: root, DataDigest: digest, Workers: workers, Log: env.Stderr, Ctx: env.Ctx}
 	if env.Progress != nil {
@@ -363,16 +392,7 @@ func useCache(env *task.Env, dataPath string, smiles []string) error {
 	bound.Unlock()
 	cached, err := CachedExamples(o, f, smiles)
 	if err != nil {
-		return fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)
+		return nil, nil, fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)
 	}
-	m := make(map[string]Cached, len(smiles))
-	for i, s := range smiles {
-		m[s] = cached[i]
-	}
-	bound.Lock()
-	if bound.f == f {
-		bound.cached = m
-	}
-	bound.Unlock()
-	return nil
+	return cached, f, nil
 }

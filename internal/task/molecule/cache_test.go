@@ -3,6 +3,7 @@ package molecule
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -277,7 +278,8 @@ func must(t *testing.T, err error) {
 }
 
 // TestDatasetUsesCache reads a data set file through the task: the cache
-// is made next to it and examples come from it; --cache-dir none makes none.
+// is made next to it, examples come from it and the molecules that cannot
+// be featurised are left out; --cache-dir none makes none.
 func TestDatasetUsesCache(t *testing.T) {
 	smiles, _ := cacheMolecules(t)
 	smiles = smiles[:10]
@@ -291,8 +293,20 @@ func TestDatasetUsesCache(t *testing.T) {
 		{Name: "ok", Shape: []int{n}, Data: slices.Repeat([]bool{true}, n)},
 	}))
 	env := testEnv(t, false, map[string]string{optMolecules: path, optVocab: testVocab(t)})
-	if _, _, _, err := dataset(env); err != nil {
+	got, _, _, err := dataset(env)
+	if err != nil {
 		t.Fatal(err)
+	}
+	_, f := cacheMolecules(t)
+	var good []string
+	for _, s := range smiles {
+		if _, err := featurised(f, s); err == nil {
+			good = append(good, s)
+		}
+	}
+	if !slices.Equal(got, good) || len(good) == n || !strings.Contains(env.Stderr.(*bytes.Buffer).String(),
+		fmt.Sprintf("%d of %d training molecules cannot be featurised", n-len(good), n)) {
+		t.Errorf("data set %d molecules, want the %d featurisable ones; stderr %q", len(got), len(good), env.Stderr)
 	}
 	shards, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "molecules.examples", "*", "shard-00000.gob"))
 	if len(shards) != 1 {

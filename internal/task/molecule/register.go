@@ -208,7 +208,7 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 			if errors.Is(err, os.ErrNotExist) {
 				err = fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
 			} else if err == nil {
-				err = useCache(env, path, smiles)
+				smiles, scores, err = useCache(env, path, smiles, scores)
 			}
 			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)), err
 		}
