@@ -32,5 +32,6 @@
 // next run resumes. Shards are gob behind a SHA-256 checksum and hold their
 // molecules' SMILES: a corrupt shard, or one of other molecules, is named on
 // stderr and rebuilt. All examples are read at once (the trainer takes them
-// as a slice).
+// as a slice); molecules that cannot be featurised over the vocabulary are
+// left out of the data set, and counted on stderr.
 package molecule
