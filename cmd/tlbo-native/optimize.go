@@ -1,10 +1,7 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -261,16 +258,12 @@ func (r *reporter) finish() {
 	}
 }
 
-// fileSHA256 returns the first 16 hex digits of a file's sha256.
+// fileSHA256 returns the first 16 hex digits of a file's sha256, as runs
+// record their VAE.
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := task.FileDigest(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return sum[:16], nil
 }

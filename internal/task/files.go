@@ -1,7 +1,11 @@
 package task
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -50,4 +54,19 @@ func WriteTiles(path string, plots []*plot.Plot, cols int, size vg.Length) error
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 		return err
 	})
+}
+
+// FileDigest returns the hex SHA-256 of a file's bytes: how runs and caches
+// recognise a checkpoint or a data set file.
+func FileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -41,7 +41,7 @@ type CacheOptions struct {
 	// Dir is the cache's root; the examples go to Dir/<key>/, key digesting
 	// DataDigest, the vocabulary, FeaturiserVersion and ShardSize.
 	Dir string
-	// DataDigest identifies the data set (FileDigest of its file).
+	// DataDigest identifies the data set (task.FileDigest of its file).
 	DataDigest string
 	// ShardSize is the number of molecules per shard (0: DefaultShardSize).
 	ShardSize int
@@ -71,20 +71,6 @@ type shard struct {
 	Smiles   []string
 	Examples []jtvae.Example // Vocab left out: it is the cache's
 	Errors   []string        // "" where the example is good
-}
-
-// FileDigest returns the hex SHA-256 of a file's bytes.
-func FileDigest(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // CacheKey names the cache of a data set featurised over a vocabulary in
@@ -378,7 +364,7 @@ func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached,
 	if err != nil {
 		return nil, nil, fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
 	}
-	digest, err := FileDigest(dataPath)
+	digest, err := task.FileDigest(dataPath)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,6 +41,21 @@ func decodeFixture(t *testing.T) (z []float32, smiles, source []string) {
 	return z, smiles, source
 }
 
+// decodeFixtureModel imports the decode fixture's weights over the test
+// vocabulary.
+func decodeFixtureModel(t *testing.T) *jtvae.Model {
+	t.Helper()
+	v, err := ReadVocab(testVocab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := jtvae.ImportModel("../../../testdata/jtvae/decode_state.pt", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestDecodeMatchesAuthors: the fixture's weights (decode_state.pt, imported),
 // decoded greedily through the registry's decode verb with the checkpoint's
 // vocabulary, give the authors' molecules for prior samples and encoder
@@ -91,14 +106,7 @@ func TestDecodeMatchesAuthors(t *testing.T) {
 // one-node trees, which need none), not an error.
 func TestDecoderTimeLimit(t *testing.T) {
 	z, want, _ := decodeFixture(t)
-	v, err := ReadVocab(testVocab(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := jtvae.ImportModel("../../../testdata/jtvae/decode_state.pt", v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := decodeFixtureModel(t)
 	defer m.Close()
 	d, err := NewDecoder(m, nil)
 	if err != nil {
@@ -140,14 +148,7 @@ func TestDecoderTimeLimit(t *testing.T) {
 func TestDecodeSampled(t *testing.T) {
 	z, want, _ := decodeFixture(t)
 	z, want = z[:12*56], want[:12]
-	v, err := ReadVocab(testVocab(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := jtvae.ImportModel("../../../testdata/jtvae/decode_state.pt", v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := decodeFixtureModel(t)
 	defer m.Close()
 	run := func() []string {
 		d, err := NewDecoder(m, nil)
