@@ -474,33 +474,19 @@ func readRecoveryRun(dir, taskName string) (recoveryRun, error) {
 	if err != nil {
 		return recoveryRun{}, fmt.Errorf("run %s: %w", dir, err)
 	}
-	r := recoveryRun{dir: dir, fields: map[string]string{}, files: map[int]string{}}
+	r := recoveryRun{dir: dir, fields: map[string]string{}}
 	for _, f := range fs {
 		r.fields[f.Name] = f.Value
 	}
 	if got := r.fields["task"]; got != taskName {
 		return r, fmt.Errorf("run %s: field task of %s is %q, want %q", dir, bo.ConfigFile, got, taskName)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if r.versions, r.files, err = bo.ModelVersions(dir); err != nil {
 		return r, fmt.Errorf("run %s: %w", dir, err)
-	}
-	for _, e := range entries {
-		num, ok := strings.CutPrefix(e.Name(), "model-v")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v < 0 || !e.IsDir() {
-			continue
-		}
-		file := filepath.Join(dir, e.Name(), "model.pt")
-		if _, err := os.Stat(file); err != nil {
-			return r, fmt.Errorf("run %s: %w", dir, err)
-		}
-		r.versions, r.files[v] = append(r.versions, v), file
 	}
 	if len(r.versions) == 0 {
 		return r, fmt.Errorf("run %s: no model versions (model-v<N>/model.pt): the run has not retrained yet, or was not made with optimize --run-dir", dir)
 	}
-	slices.Sort(r.versions)
 	return r, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -28,6 +30,31 @@ func versionDir(v int) string { return fmt.Sprintf("model-v%d", v) }
 // versionFile returns the weights file of a model version, relative to the
 // run directory.
 func versionFile(v int) string { return filepath.Join(versionDir(v), modelFileName) }
+
+// ModelVersions returns the model versions saved in a run directory, in
+// increasing order, and the path of each one's weights.
+func ModelVersions(dir string) ([]int, map[int]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var versions []int
+	files := map[int]string{}
+	for _, e := range entries {
+		num, ok := strings.CutPrefix(e.Name(), "model-v")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 0 || !e.IsDir() || e.Name() != versionDir(v) {
+			continue
+		}
+		file := filepath.Join(dir, versionFile(v))
+		if _, err := os.Stat(file); err != nil {
+			return nil, nil, err
+		}
+		versions, files[v] = append(versions, v), file
+	}
+	slices.Sort(versions)
+	return versions, files, nil
+}
 
 // writeConfig writes the configuration's fields to dir/config.json atomically.
 func writeConfig(dir string, c Config) error {
