@@ -23,17 +23,10 @@ read -r -a taskf <<<"${TASK_FLAGS:-}"
 read -r -a trainf <<<"${TRAIN_FLAGS:-}"
 mkdir -p "$out/analyses"
 
-ckpt() { # ELBO -> checkpoint path
-  # Runs made before run.sh took a task named their checkpoints gvae-*.
-  if [ -e "$out/gvae-$1.last.json" ]; then echo "$out/gvae-$1.pt"; else echo "$out/vae-$1.pt"; fi
-}
+source "$(dirname "$0")/pretrain.sh"
 # The three run.sh does not make first, so that run.sh's can finish meanwhile.
 for e in s c lr lbo t; do
-  resume=()
-  [ -f "$(ckpt "$e" | sed 's/\.pt$/.last.json/')" ] && resume=(--resume)
-  "$bin" train --task "$task" --data-dir "$data" --elbo "$e" --epochs "$epochs" --threads 1 --seed 0 \
-    "${taskf[@]}" "${trainf[@]}" --out "$(ckpt "$e")" "${resume[@]}" >> "$out/pretrain-$e.log" 2>&1 ||
-    { echo "pretraining $e: FAILED, see $out/pretrain-$e.log" >&2; exit 1; }
+  pretrain "$e" > /dev/null || exit 1
 done
 # Table 1's order and names.
 args=()

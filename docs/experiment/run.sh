@@ -27,20 +27,7 @@ read -r -a trainf <<<"${TRAIN_FLAGS:-}"
 read -r -a optf <<<"${OPT_FLAGS:-}"
 mkdir -p "$out"
 
-pretrain() { # ELBO -> checkpoint path
-  local name=vae resume=()
-  # Runs made before the script took a task named their checkpoints gvae-*.
-  [ -e "$out/gvae-$1.last.json" ] && name=gvae
-  local ckpt="$out/$name-$1.pt"
-  [ -f "$out/$name-$1.last.json" ] && resume=(--resume)
-  if ! "$bin" train --task "$task" --data-dir "$data" --elbo "$1" --epochs "$epochs" --threads 1 --seed 0 \
-    "${taskf[@]}" "${trainf[@]}" --out "$ckpt" "${resume[@]}" >> "$out/pretrain-$1.log" 2>&1; then
-    echo "pretraining $1: FAILED, see $out/pretrain-$1.log" >&2
-    return 1
-  fi
-  echo "pretraining $1: $(grep -E '^(seconds_per_epoch|val_reconstruction_greedy|prior_validity)' "$out/pretrain-$1.log" | tr '\n' ' ')" >&2
-  echo "$ckpt"
-}
+source "$(dirname "$0")/pretrain.sh"
 vae_lbo=$(pretrain lbo)
 vae_t=$(pretrain t)
 
