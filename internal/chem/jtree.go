@@ -428,7 +428,7 @@ func (t *Tree) recoverNode(n *Node) error {
 	clique = pySetOrder(clique)
 	s, err := cliqueSmiles(t.Mol, clique)
 	if err == nil {
-		n.Label, err = canonical(s)
+		n.Label, err = Canonical(s)
 	}
 	for _, a := range clique {
 		if e := t.Mol.SetAtomMap(a, 0); e != nil && err == nil {
@@ -438,8 +438,9 @@ func (t *Tree) recoverNode(n *Node) error {
 	return err
 }
 
-// canonical is MolToSmiles(MolFromSmiles(s)).
-func canonical(s string) (string, error) {
+// Canonical is MolToSmiles(MolFromSmiles(s)): RDKit's canonical, aromatic
+// SMILES, one string for every kekulé form of a molecule.
+func Canonical(s string) (string, error) {
 	m, err := Smiles(s)
 	if err != nil {
 		return "", err

@@ -19,21 +19,9 @@ import (
 //
 //	TLBO_CACHE_MEASURE=2000 OPENBLAS_NUM_THREADS=1 nice go test ./internal/task/molecule -run TestCacheMeasure -v
 func TestCacheMeasure(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("TLBO_CACHE_MEASURE"))
-	if n <= 0 {
-		t.Skip("set TLBO_CACHE_MEASURE=N to measure the cache on N molecules")
-	}
-	v, err := ReadVocab(testVocab(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := FindDataDir("")
-	smiles, _, err := readSplits(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	smiles = smiles[:min(n, len(smiles))]
+	v, smiles := measureMolecules(t, "TLBO_CACHE_MEASURE", "measure the cache on N molecules")
 	f := NewFeaturiser(v)
+	var err error
 	o := CacheOptions{Dir: t.TempDir(), DataDigest: "measure"} // CPU time: the same on any number of workers
 	build := cpuTime(t, func() { _, err = CachedExamples(o, f, smiles) })
 	if err != nil {
@@ -70,6 +58,26 @@ func TestCacheMeasure(t *testing.T) {
 	t.Logf("on disk %s (%.1f KiB per molecule); heap of the read examples %s (%.1f KiB per molecule, %s for 10,000)",
 		mib(float64(bytes)), float64(bytes)/1024/float64(len(smiles)), mib(heap), heap/1024/float64(len(smiles)),
 		mib(heap*10000/float64(len(smiles))))
+}
+
+// measureMolecules returns the shipped vocabulary and the first $env
+// molecules of ZINC250K, and skips the measurement when env is not set.
+func measureMolecules(t *testing.T, env, what string) (Vocab, []string) {
+	t.Helper()
+	n, _ := strconv.Atoi(os.Getenv(env))
+	if n <= 0 {
+		t.Skipf("set %s=N to %s", env, what)
+	}
+	v, err := ReadVocab(testVocab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := FindDataDir("")
+	smiles, _, err := readSplits(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, smiles[:min(n, len(smiles))]
 }
 
 // cpuTime returns the process's user and system CPU time spent in f.

@@ -63,7 +63,7 @@ type BuildReport struct {
 	Failures                  []Failure
 	Vocab                     Vocab    // built from the training split with the linked RDKit
 	OnlyOurs, OnlyShipped     []string // vocabulary differences from the shipped one
-	MissingFromUser           []string // training clusters absent from the user's vocabulary
+	MissingFromUser           []string // training clusters the user's vocabulary cannot label
 	MoleculesMissingUser      int      // training molecules using one of them
 }
 
@@ -299,10 +299,15 @@ func (rep *BuildReport) vocabularies(o BuildOptions, res []result, split []int, 
 	if user == nil {
 		return WriteVocab(out, rep.Vocab)
 	}
-	rep.MissingFromUser, _ = VocabDiff(rep.Vocab, user)
+	// Missing means unlabelled as featurisation labels (kekulé, else
+	// canonical SMILES), not merely spelled differently.
+	f := NewFeaturiser(user)
 	missing := map[string]bool{}
-	for _, c := range rep.MissingFromUser {
-		missing[c] = true
+	for _, c := range rep.Vocab {
+		if _, err := f.label(c); err != nil {
+			rep.MissingFromUser = append(rep.MissingFromUser, c)
+			missing[c] = true
+		}
 	}
 	for i, r := range res {
 		if split[i] == splitTrain && slices.ContainsFunc(r.clusters, func(c string) bool { return missing[c] }) {

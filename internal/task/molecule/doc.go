@@ -34,4 +34,11 @@
 // stderr and rebuilt. All examples are read at once (the trainer takes them
 // as a slice); molecules that cannot be featurised over the vocabulary are
 // left out of the data set, and counted on stderr.
+//
+// A cluster is labelled by the vocabulary entry with its kekulé SMILES, else
+// by the one entry with its canonical SMILES. This departs from the authors'
+// exact lookup on purpose: their vocabulary was written by an older RDKit,
+// which spelled kekulé ring NH as [NH] and placed some rings' double bonds
+// elsewhere, so the exact lookup under RDKit 2022.09 fails on a fifth of
+// ZINC that their RDKit featurised.
 package molecule

@@ -29,15 +29,49 @@ var formalCharges = []int{-1, -2, 1, 2, 0}
 type Featuriser struct {
 	vocab Vocab
 	index map[string]int
+	// byForm labels a cluster by its canonical SMILES (chem.Canonical) where
+	// its kekulé SMILES is not an entry; forms that several entries share
+	// are left out, so a label is never guessed.
+	byForm map[string]int
 }
 
-// NewFeaturiser indexes a cluster vocabulary.
+// NewFeaturiser indexes a cluster vocabulary. A cluster is labelled by its
+// kekulé SMILES and, failing that, by its canonical SMILES: a vocabulary made
+// by another RDKit release spells some clusters differently from the linked
+// one. The shipped ZINC vocabulary writes kekulé ring NH as [NH]
+// ("C1=C[NH]C=C1", where RDKit 2022.09 writes "C1=CNC=C1") and places some
+// rings' double bonds elsewhere ("C1=CC=NN=C1" for "C1=CN=NC=C1"); by the
+// exact entries alone a quarter of ZINC would have a cluster outside it.
 func NewFeaturiser(v Vocab) *Featuriser {
-	f := &Featuriser{vocab: v, index: make(map[string]int, len(v))}
+	f := &Featuriser{vocab: v, index: make(map[string]int, len(v)), byForm: make(map[string]int, len(v))}
+	shared := map[string]bool{}
 	for i, s := range v {
 		f.index[s] = i
+		form, err := chem.Canonical(s)
+		if err != nil || shared[form] {
+			continue // an entry the linked RDKit cannot read is never a cluster either
+		}
+		if _, dup := f.byForm[form]; dup {
+			delete(f.byForm, form)
+			shared[form] = true
+			continue
+		}
+		f.byForm[form] = i
 	}
 	return f
+}
+
+// label returns the vocabulary label of a cluster's kekulé SMILES.
+func (f *Featuriser) label(smiles string) (int, error) {
+	if i, ok := f.index[smiles]; ok {
+		return i, nil
+	}
+	if form, err := chem.Canonical(smiles); err == nil {
+		if i, ok := f.byForm[form]; ok {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("cluster %q is not in the vocabulary", smiles)
 }
 
 // Featurise is NewFeaturiser(v).Featurise(smiles).
@@ -79,9 +113,9 @@ func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
 func (f *Featuriser) tree(t *chem.Tree) (jtvae.Tree, error) {
 	tr := jtvae.Tree{Labels: make([]int64, len(t.Nodes)), Neighbors: make([][]int32, len(t.Nodes))}
 	for k, n := range t.Nodes {
-		wid, ok := f.index[n.Smiles]
-		if !ok {
-			return tr, fmt.Errorf("cluster %q is not in the vocabulary", n.Smiles)
+		wid, err := f.label(n.Smiles)
+		if err != nil {
+			return tr, err
 		}
 		tr.Labels[k] = int64(wid)
 		tr.Neighbors[k] = make([]int32, len(n.Neighbors))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -188,5 +189,44 @@ func TestFeaturiseBadInput(t *testing.T) {
 	}
 	if len(ex.Tree.Labels) != 1 || ex.Tree.Labels[0] != 1 || len(ex.Graph.Atoms) != 2*jtvae.AtomFeatures {
 		t.Errorf("CC: %+v", ex)
+	}
+}
+
+// TestFeaturiseOtherRDKitSpellings checks that a vocabulary written by
+// another RDKit release (the shipped ZINC vocabulary: kekulé ring NH as [NH],
+// other double-bond placements) still labels the clusters the linked RDKit
+// writes, that an exact entry wins over a canonical match, and that a
+// canonical form two entries share labels neither.
+func TestFeaturiseOtherRDKitSpellings(t *testing.T) {
+	labels := func(fz *Featuriser, smiles string) []int64 {
+		t.Helper()
+		ex, err := fz.Featurise(smiles)
+		if err != nil {
+			t.Fatalf("%s: %v", smiles, err)
+		}
+		return ex.Tree.Labels
+	}
+	old := NewFeaturiser(Vocab{"CN", "C1=C[NH]C=C1", "C1=C[NH]N=C1"})
+	for smiles, want := range map[string][]int64{
+		"c1cc[nH]c1": {1},    // pyrrole
+		"Cn1cccc1":   {0, 1}, // N-methylpyrrole: the bond, then the ring
+		"c1cn[nH]c1": {2},    // pyrazole
+		"Cn1cccn1":   {0, 2},
+	} {
+		if got := labels(old, smiles); !slices.Equal(got, want) {
+			t.Errorf("%s: labels %v, want %v", smiles, got, want)
+		}
+	}
+	kekule := NewFeaturiser(Vocab{"C", "C1=CC=NN=C1"})
+	if got, err := kekule.label("C1=CN=NC=C1"); err != nil || got != 1 {
+		t.Errorf("pyridazine in another kekulé form: label %d, %v; want 1", got, err)
+	}
+	exact := NewFeaturiser(Vocab{"C1=C[NH]C=C1", "C1=CNC=C1"})
+	if got := labels(exact, "c1cc[nH]c1"); !slices.Equal(got, []int64{1}) {
+		t.Errorf("exact entry and alias: labels %v, want [1]", got)
+	}
+	shared := NewFeaturiser(Vocab{"C1=C[NH]C=C1", "[NH]1C=CC=C1"})
+	if _, err := shared.Featurise("c1cc[nH]c1"); err == nil {
+		t.Error("a form two entries share: no error")
 	}
 }
