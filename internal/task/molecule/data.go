@@ -44,6 +44,9 @@ type BuildOptions struct {
 	Candidates bool
 	// Workers is the number of goroutines (0: all CPUs).
 	Workers int
+	// Limit, when positive, keeps only the first Limit molecules of
+	// ZINC250K (with their splits): a data set for runs at a smaller scale.
+	Limit int
 	// Progress, when set, is called with the molecules done so far.
 	Progress func(done, total int)
 }
@@ -83,6 +86,9 @@ func Build(o BuildOptions) (*BuildReport, error) {
 	smiles, split, err := readSplits(o.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if o.Limit > 0 && o.Limit < len(smiles) {
+		smiles, split = smiles[:o.Limit], split[:o.Limit]
 	}
 	if _, err := DefaultFragmentScores(); err != nil {
 		return nil, err

@@ -85,6 +85,17 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+func TestBuildLimit(t *testing.T) {
+	dir := writeZinc(t, []string{"CCO", "CCC", "CCN", "CO"}, []string{"CCC"}, []string{"CO"}, []string{"CC"})
+	rep, err := Build(BuildOptions{DataDir: dir, OutDir: t.TempDir(), Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total != 3 || rep.Train != 2 || rep.Valid != 1 || rep.Test != 0 {
+		t.Errorf("first 3 molecules: counts %+v, want 3 (train 2, valid 1, test 0)", rep)
+	}
+}
+
 func TestBuildUserVocab(t *testing.T) {
 	dir2 := writeZinc(t, []string{"CCO", "CCCl", "CCC"}, []string{"CCC"}, []string{"CCO"}, []string{"CC"})
 	user := filepath.Join(t.TempDir(), "v.txt")

@@ -29,6 +29,7 @@ const (
 	optHidden    = "hidden"
 	optCands     = "candidates"
 	optWorkers   = "workers"
+	optLimit     = "n"
 	optRDKitLog  = "rdkit-log"
 	optCacheDir  = "cache-dir"
 )
@@ -61,6 +62,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			{Name: optMolecules, Usage: "data set file written by the data verb (default: " + DataFileName + " in the data directory)"},
 			{Name: optHidden, Default: "450", Usage: "hidden size of a new JT-VAE"},
 			{Name: optCands, Default: "false", Usage: "data: also enumerate every node's attachment candidates (slow)"},
+			{Name: optLimit, Default: "0", Usage: "data: only the first N molecules of ZINC250K, with their splits (0: all)"},
 			{Name: optWorkers, Default: "0", Usage: "data and the featurisation cache: goroutines (0: all CPUs)"},
 			{Name: optCacheDir, Usage: "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)"},
 			{Name: optRDKitLog, Default: "false", Usage: "let RDKit print its own log lines on stderr"},
@@ -268,7 +270,12 @@ func buildData(env *task.Env, dir string) error {
 	if err != nil {
 		return fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
 	}
-	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Param(optVocab), Candidates: env.Param(optCands) == "true", Workers: workers}
+	limit, err := strconv.Atoi(env.Param(optLimit))
+	if err != nil || limit < 0 {
+		return fmt.Errorf("-%s %q: want a number of molecules, 0 for all", optLimit, env.Param(optLimit))
+	}
+	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Param(optVocab), Candidates: env.Param(optCands) == "true",
+		Workers: workers, Limit: limit}
 	if env.Progress != nil {
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}
