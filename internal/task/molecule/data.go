@@ -44,8 +44,9 @@ type BuildOptions struct {
 	Candidates bool
 	// Workers is the number of goroutines (0: all CPUs).
 	Workers int
-	// Limit, when positive, keeps only the first Limit molecules of
-	// ZINC250K (with their splits): a data set for runs at a smaller scale.
+	// Limit, when positive, keeps only the first Limit molecules of the
+	// training split (in ZINC250K's order; the validation and test splits
+	// are left out): a data set for runs at a smaller scale.
 	Limit int
 	// Progress, when set, is called with the molecules done so far.
 	Progress func(done, total int)
@@ -87,8 +88,8 @@ func Build(o BuildOptions) (*BuildReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Limit > 0 && o.Limit < len(smiles) {
-		smiles, split = smiles[:o.Limit], split[:o.Limit]
+	if o.Limit > 0 {
+		smiles, split = firstTraining(smiles, split, o.Limit)
 	}
 	if _, err := DefaultFragmentScores(); err != nil {
 		return nil, err
@@ -111,6 +112,20 @@ func Build(o BuildOptions) (*BuildReport, error) {
 		return nil, err
 	}
 	return rep, rep.write(filepath.Join(o.OutDir, ReportFileName))
+}
+
+// firstTraining returns the first n molecules of the training split.
+func firstTraining(smiles []string, split []int, n int) ([]string, []int) {
+	var keep []string
+	for i, s := range smiles {
+		if len(keep) == n {
+			break
+		}
+		if split[i] == splitTrain {
+			keep = append(keep, s)
+		}
+	}
+	return keep, make([]int, len(keep))
 }
 
 // readSplits reads ZINC250K and labels each molecule with its split.

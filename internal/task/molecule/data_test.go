@@ -86,13 +86,23 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildLimit(t *testing.T) {
-	dir := writeZinc(t, []string{"CCO", "CCC", "CCN", "CO"}, []string{"CCC"}, []string{"CO"}, []string{"CC"})
-	rep, err := Build(BuildOptions{DataDir: dir, OutDir: t.TempDir(), Limit: 3})
+	dir := writeZinc(t, []string{"CO", "CCO", "CCC", "CCN", "CCCl"}, []string{"CCC"}, []string{"CO"}, []string{"CC"})
+	out := t.TempDir()
+	rep, err := Build(BuildOptions{DataDir: dir, OutDir: out, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Total != 3 || rep.Train != 2 || rep.Valid != 1 || rep.Test != 0 {
-		t.Errorf("first 3 molecules: counts %+v, want 3 (train 2, valid 1, test 0)", rep)
+	if rep.Total != 2 || rep.Train != 2 || rep.Valid != 0 || rep.Test != 0 {
+		t.Errorf("first 2 training molecules: counts %+v, want 2 (train 2)", rep)
+	}
+	arrs, err := numpy.ReadNPZ(filepath.Join(out, DataFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arrs {
+		if a.Name == "smiles" && !slices.Equal(a.Data.([]string), []string{"CCO", "CCN"}) {
+			t.Errorf("smiles %v, want [CCO CCN]", a.Data)
+		}
 	}
 }
 

@@ -62,7 +62,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			{Name: optMolecules, Usage: "data set file written by the data verb (default: " + DataFileName + " in the data directory)"},
 			{Name: optHidden, Default: "450", Usage: "hidden size of a new JT-VAE"},
 			{Name: optCands, Default: "false", Usage: "data: also enumerate every node's attachment candidates (slow)"},
-			{Name: optLimit, Default: "0", Usage: "data: only the first N molecules of ZINC250K, with their splits (0: all)"},
+			{Name: optLimit, Default: "0", Usage: "data: only the first N molecules of the training split, no validation or test split (0: all)"},
 			{Name: optWorkers, Default: "0", Usage: "data and the featurisation cache: goroutines (0: all CPUs)"},
 			{Name: optCacheDir, Usage: "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)"},
 			{Name: optRDKitLog, Default: "false", Usage: "let RDKit print its own log lines on stderr"},
