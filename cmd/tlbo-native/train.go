@@ -175,9 +175,13 @@ func (p *progress) Epoch(r models.EpochReport, epochs int) {
 func (p *progress) Count(what string, i, n int) {
 	if p.bar == nil {
 		p.first = i
+		desc := what
+		if i > 0 {
+			desc = fmt.Sprintf("%s (%d of %d done earlier)", what, i, n)
+		}
 		p.bar = progressbar.NewOptions(n-i, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString(what), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetWidth(20), progressbar.OptionSetDescription(fmt.Sprintf("%s kept %d", what, i)))
+			progressbar.OptionSetWidth(20), progressbar.OptionSetDescription(desc))
 	}
 	p.bar.Set(i - p.first)
 	if i == n {
