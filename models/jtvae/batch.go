@@ -22,6 +22,9 @@ type Example struct {
 	// the two differ, so that molecules featurised with one vocabulary file
 	// encode right with a checkpoint made with another.
 	Vocab []string
+	// Smiles, when set, is the molecule the example was made from; the
+	// network does not read it (reports compare decodings with it).
+	Smiles string
 }
 
 // relabel returns examples with labels indexing cfg.Vocab (copies where

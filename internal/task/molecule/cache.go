@@ -27,7 +27,7 @@ import (
 
 // FeaturiserVersion names what Featurise produces; bump it whenever
 // featurise.go changes its output, so that caches made before are not used.
-const FeaturiserVersion = 2
+const FeaturiserVersion = 3
 
 // DefaultShardSize is the number of molecules of one cache shard: a killed
 // build loses at most the shards in progress (about 6 s of work per worker).

@@ -85,7 +85,7 @@ func Featurise(smiles string, v Vocab) (jtvae.Example, error) {
 // more than one candidate, the true attachment added when the enumeration
 // missed it).
 func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
-	ex := jtvae.Example{Vocab: f.vocab}
+	ex := jtvae.Example{Vocab: f.vocab, Smiles: smiles}
 	t, err := chem.Decompose(smiles)
 	if err != nil {
 		return ex, err

@@ -76,6 +76,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		Bind:         bind,
 		NewNetwork:   newNetwork,
 		Decode:       decode,
+		Report:       report,
 		ReadObjects:  ReadSmiles,
 		WriteObjects: task.WriteLines,
 		Import:       importCheckpoint,

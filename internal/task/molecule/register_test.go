@@ -2,6 +2,7 @@ package molecule
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -131,10 +132,12 @@ func TestTrainSynthetic(t *testing.T) {
 		Opts: models.TrainOptions{ELBO: elbo, Beta: models.FixedBeta(1e-3), LR: 1e-3, BatchSize: 8, GradClip: 20,
 			Device: torch.CPU, Seed: 1},
 		K: math.Inf(1), Epochs: 1, ValFraction: 0.25, LabelledFraction: 1, Out: out,
+		Report: task.ReportOptions{PriorSamples: 4},
 	}
 	if err := tk.Train(env, req); err != nil {
 		t.Fatal(err)
 	}
+	checkReport(t, env.Stdout.(*bytes.Buffer).String())
 	net, h, err := jtvae.Load(out, torch.CPU)
 	if err != nil {
 		t.Fatal(err)
@@ -253,5 +256,39 @@ func TestPlots(t *testing.T) {
 	}
 	if err := lookup(t).Plots(env, dir, []task.Scored{{Object: 3}}); err == nil {
 		t.Error("object that is not a SMILES: no error")
+	}
+}
+
+// checkReport checks the report lines after training: a share in [0, 1]
+// for the reconstruction and the prior validity.
+func checkReport(t *testing.T, out string) {
+	t.Helper()
+	for _, key := range []string{"val_reconstruction_greedy", "prior_validity"} {
+		var v float64
+		i := strings.Index(out, key+" ")
+		if i < 0 {
+			t.Errorf("no %s line in the training output:\n%s", key, out)
+			continue
+		}
+		if _, err := fmt.Sscan(out[i+len(key):], &v); err != nil || v < 0 || v > 1 {
+			t.Errorf("%s: %v, %v", key, v, err)
+		}
+	}
+}
+
+func TestSameMolecule(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"C[C@H](N)O", "CC(N)O", true}, // stereochemistry aside
+		{"c1ccccc1", "C1=CC=CC=C1", true},
+		{"CCO", "CCN", false},
+		{"", "CCO", false},
+		{"C1CC", "C1CC", false}, // does not parse
+	} {
+		if got := sameMolecule(c.a, c.b); got != c.want {
+			t.Errorf("sameMolecule(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }
