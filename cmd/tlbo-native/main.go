@@ -44,6 +44,7 @@ func benchCommand() *cli.Command {
 		Usage: "time a hot path and print its median milliseconds",
 		Subcommands: []*cli.Command{
 			benchGVAEStepCommand(),
+			benchJTVAEStepCommand(),
 			benchSGPREvalCommand(), benchBOStepCommand(),
 		},
 	}

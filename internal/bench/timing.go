@@ -23,16 +23,21 @@ func Repeat(reps, warm int, f func() error) ([]time.Duration, error) {
 
 // Median returns the median of durations in milliseconds.
 func Median(ds []time.Duration) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
 	ms := make([]float64, len(ds))
 	for i, d := range ds {
 		ms[i] = float64(d.Microseconds()) / 1000
 	}
-	sort.Float64s(ms)
-	if len(ms)%2 == 1 {
-		return ms[len(ms)/2]
+	return medianFloat(ms)
+}
+
+// medianFloat returns the median of xs (0 for none), sorting xs.
+func medianFloat(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	return (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
+	sort.Float64s(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }

@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+	"github.com/tlbo-native/tlbo-native/torch"
+	"github.com/tlbo-native/tlbo-native/torch/optim"
+)
+
+// JTVAEStepOptions configure the JT-VAE training-step benchmark.
+type JTVAEStepOptions struct {
+	Device torch.Device
+	// Vocab is the cluster vocabulary (the shipped one gives the authors'
+	// full-size network: 780 clusters, 5,676,743 parameters).
+	Vocab molecule.Vocab
+	// Hidden is the hidden size (0: the authors' 450).
+	Hidden int
+	// Batch is the mini-batch size (0: 32): the built-in 32 ZINC molecules,
+	// repeated in order where the batch is larger.
+	Batch int
+	Steps int // timed steps (after 2 warm-up steps)
+	Seed  uint64
+}
+
+// JTVAEStep times training steps of a new JT-VAE (the authors' loop: word +
+// topology + assembly + 1e-3 KL, clipping, Adam) on one batch of ZINC
+// molecules, and returns the split of every timed step.
+func JTVAEStep(opts JTVAEStepOptions) ([]jtvae.StepTimes, error) {
+	if opts.Steps < 1 {
+		return nil, fmt.Errorf("bench jtvae-step: steps must be at least 1, got %d", opts.Steps)
+	}
+	if opts.Batch == 0 {
+		opts.Batch = 32
+	}
+	ex, err := jtvaeBatch(opts.Vocab, opts.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("bench jtvae-step: %w", err)
+	}
+	if err := torch.ManualSeed(opts.Seed); err != nil {
+		return nil, err
+	}
+	cfg := jtvae.DefaultConfig(opts.Vocab)
+	if opts.Hidden > 0 {
+		cfg.Hidden = opts.Hidden
+	}
+	m, err := jtvae.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("bench jtvae-step: %w", err)
+	}
+	defer m.Close()
+	if err := m.To(opts.Device); err != nil {
+		return nil, fmt.Errorf("bench jtvae-step: %w", err)
+	}
+	opt := optim.NewAdam(m.Parameters(), optim.DefaultAdam(1e-3))
+	var times []jtvae.StepTimes
+	for i := range opts.Steps + 2 {
+		st, err := m.TimedStep(opt, ex, 1e-3)
+		if err != nil {
+			return nil, fmt.Errorf("bench jtvae-step: %w", err)
+		}
+		if i >= 2 {
+			times = append(times, st)
+		}
+	}
+	return times, nil
+}
+
+// jtvaeBatch featurises the built-in molecules over vocab into a batch of n.
+func jtvaeBatch(vocab molecule.Vocab, n int) ([]jtvae.Example, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("batch must be at least 1, got %d", n)
+	}
+	f := molecule.NewFeaturiser(vocab)
+	var base []jtvae.Example
+	for _, s := range molecule.SampleSmiles() {
+		ex, err := f.Featurise(s)
+		if err != nil {
+			return nil, err
+		}
+		base = append(base, ex)
+	}
+	out := make([]jtvae.Example, n)
+	for i := range out {
+		out[i] = base[i%len(base)]
+	}
+	return out, nil
+}
+
+// MedianSplit is the median of each part of steps, in milliseconds, with the
+// median whole step.
+func MedianSplit(steps []jtvae.StepTimes) (parts jtvae.StepTimes, total float64) {
+	col := func(f func(jtvae.StepTimes) float64) float64 {
+		ms := make([]float64, len(steps))
+		for i, s := range steps {
+			ms[i] = f(s)
+		}
+		return medianFloat(ms)
+	}
+	parts = jtvae.StepTimes{
+		Collate:  col(func(s jtvae.StepTimes) float64 { return s.Collate }),
+		Tree:     col(func(s jtvae.StepTimes) float64 { return s.Tree }),
+		Graph:    col(func(s jtvae.StepTimes) float64 { return s.Graph }),
+		Decoder:  col(func(s jtvae.StepTimes) float64 { return s.Decoder }),
+		Assembly: col(func(s jtvae.StepTimes) float64 { return s.Assembly }),
+		Backward: col(func(s jtvae.StepTimes) float64 { return s.Backward }),
+	}
+	return parts, col(jtvae.StepTimes.Total)
+}
