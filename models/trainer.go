@@ -58,6 +58,24 @@ type Losses struct {
 	Metric float64 `json:"metric"`
 	// Beta is the KL weight used (the last one of an epoch).
 	Beta float64 `json:"beta"`
+	// Terms are the reconstruction's own terms and accuracies, for a VAE
+	// that reports them (ReconstructionTermer), in its order.
+	Terms []Term `json:"terms,omitempty"`
+}
+
+// Term is one named term of a reconstruction loss, or an accuracy.
+type Term struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// ReconstructionTermer is a VAE whose reconstruction loss has terms worth
+// following in training (the JT-VAE's word, topology and assembly losses and
+// accuracies); the trainer reports them with the losses.
+type ReconstructionTermer interface {
+	// ReconstructionTerms is ReconstructionLoss with its terms: names and
+	// detached scalars, the same names for every batch.
+	ReconstructionTerms(z *torch.Tensor, b Batch) (rec *torch.Tensor, names []string, terms []*torch.Tensor)
 }
 
 // Add accumulates l with weight w (for running means).
@@ -68,16 +86,30 @@ func (s *Losses) Add(l Losses, w float64) {
 	s.Pred += w * l.Pred
 	s.Metric += w * l.Metric
 	s.Beta = l.Beta
+	for i, t := range l.Terms {
+		if i == len(s.Terms) {
+			s.Terms = append(s.Terms, Term{Name: t.Name})
+		}
+		s.Terms[i].Value += w * t.Value
+	}
 }
 
 // Scaled returns every loss component times f (the KL weight is kept).
 func (s Losses) Scaled(f float64) Losses {
-	return Losses{Total: s.Total * f, Rec: s.Rec * f, KL: s.KL * f, Pred: s.Pred * f, Metric: s.Metric * f, Beta: s.Beta}
+	out := Losses{Total: s.Total * f, Rec: s.Rec * f, KL: s.KL * f, Pred: s.Pred * f, Metric: s.Metric * f, Beta: s.Beta}
+	for _, t := range s.Terms {
+		out.Terms = append(out.Terms, Term{Name: t.Name, Value: t.Value * f})
+	}
+	return out
 }
 
-// String shows every loss component.
+// String shows every loss component, then the reconstruction's terms.
 func (s Losses) String() string {
-	return fmt.Sprintf("loss %.4f rec %.4f kl %.3f pred %.4f metric %.4f beta %.3g", s.Total, s.Rec, s.KL, s.Pred, s.Metric, s.Beta)
+	out := fmt.Sprintf("loss %.4f rec %.4f kl %.3f pred %.4f metric %.4f beta %.3g", s.Total, s.Rec, s.KL, s.Pred, s.Metric, s.Beta)
+	for _, t := range s.Terms {
+		out += fmt.Sprintf(" %s %.4f", t.Name, t.Value)
+	}
+	return out
 }
 
 // Trainer trains a VAE with an ELBO variant: weighted sampling of mini-batches,
@@ -191,17 +223,24 @@ func (t *Trainer[E]) labelled(y []float64) (rows []int64, ny []float64) {
 	return rows, ny
 }
 
-// loss builds the loss of a batch in scope sc and returns the total and the
-// stacked components [total rec kl pred metric].
-func (t *Trainer[E]) loss(sc *torch.Scope, examples []E, y []float64, beta float64) (total, parts *torch.Tensor, err error) {
+// batchLoss holds the detached components of a batch's loss: [total rec kl
+// pred metric], then the reconstruction's terms named by terms.
+type batchLoss struct {
+	parts *torch.Tensor
+	terms []string
+}
+
+// loss builds the loss of a batch in scope sc and returns the total and its
+// components.
+func (t *Trainer[E]) loss(sc *torch.Scope, examples []E, y []float64, beta float64) (total *torch.Tensor, bl batchLoss, err error) {
 	b, err := t.VAE.Collate(sc, examples)
 	if err != nil {
-		return nil, nil, err
+		return nil, bl, err
 	}
 	mu, logStd := t.VAE.EncodeParams(b)
 	z := Reparameterize(mu, logStd)
 	kl := KL(mu, logStd)
-	rec := t.VAE.ReconstructionLoss(z, b)
+	rec, names, terms := t.reconstruction(z, b)
 	total = rec.Add(kl.MulScalar(beta))
 	zero := rec.MulScalar(0).Detach()
 	pred, metric := zero, zero
@@ -227,16 +266,32 @@ func (t *Trainer[E]) loss(sc *torch.Scope, examples []E, y []float64, beta float
 			total = total.Add(metric.MulScalar(e.MetricWeight))
 		}
 	}
-	parts = torch.Stack([]*torch.Tensor{total, rec, kl, pred, metric}, 0).Detach()
-	return total, parts, nil
+	scalars := append([]*torch.Tensor{total, rec, kl, pred, metric}, terms...)
+	for i := 5; i < len(scalars); i++ {
+		scalars[i] = scalars[i].ToDType(total.DType())
+	}
+	return total, batchLoss{parts: torch.Stack(scalars, 0).Detach(), terms: names}, nil
 }
 
-func readLosses(parts *torch.Tensor, beta float64) (Losses, error) {
-	v, err := parts.Float64s()
+// reconstruction returns the reconstruction loss of latent samples z, with
+// its terms where the VAE reports them.
+func (t *Trainer[E]) reconstruction(z *torch.Tensor, b Batch) (*torch.Tensor, []string, []*torch.Tensor) {
+	if r, ok := t.VAE.(ReconstructionTermer); ok {
+		return r.ReconstructionTerms(z, b)
+	}
+	return t.VAE.ReconstructionLoss(z, b), nil, nil
+}
+
+// read copies the components to the host.
+func (bl batchLoss) read(beta float64) (Losses, error) {
+	v, err := bl.parts.Float64s()
 	if err != nil {
 		return Losses{}, err
 	}
 	l := Losses{Total: v[0], Rec: v[1], KL: v[2], Pred: v[3], Metric: v[4], Beta: beta}
+	for i, name := range bl.terms {
+		l.Terms = append(l.Terms, Term{Name: name, Value: v[5+i]})
+	}
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("loss is %v (rec %v, kl %v, pred %v, metric %v)", l.Total, l.Rec, l.KL, l.Pred, l.Metric)
 	}
@@ -259,11 +314,11 @@ func (t *Trainer[E]) TrainBatch(examples []E, y []float64) (Losses, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
 	beta := t.Opts.Beta.At(t.Step)
-	total, parts, err := t.loss(sc, examples, y, beta)
+	total, bl, err := t.loss(sc, examples, y, beta)
 	if err != nil {
 		return Losses{}, fmt.Errorf("train step %d: %w", t.Step, err)
 	}
-	l, err := readLosses(parts, beta)
+	l, err := bl.read(beta)
 	if err != nil {
 		return l, fmt.Errorf("train step %d: %w", t.Step, err)
 	}
@@ -405,11 +460,11 @@ func (t *Trainer[E]) Evaluate(d Data[E]) (Losses, error) {
 func (t *Trainer[E]) evalBatch(examples []E, y []float64, beta float64) (Losses, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
-	_, parts, err := t.loss(sc, examples, y, beta)
+	_, bl, err := t.loss(sc, examples, y, beta)
 	if err != nil {
 		return Losses{}, err
 	}
-	return readLosses(parts, beta)
+	return bl.read(beta)
 }
 
 // EpochReport summarises one epoch of Fit.

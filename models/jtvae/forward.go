@@ -112,12 +112,27 @@ type Losses struct {
 // ReconstructionLoss is word + topology + assembly loss for latent samples z
 // (B, latent).
 func (m *Model) ReconstructionLoss(z *torch.Tensor, mb models.Batch) *torch.Tensor {
+	total, _, _ := m.ReconstructionTerms(z, mb)
+	return total
+}
+
+// ReconstructionTerms is ReconstructionLoss with its terms for the
+// training report: the word, topology and assembly losses and accuracies.
+func (m *Model) ReconstructionTerms(z *torch.Tensor, mb models.Batch) (*torch.Tensor, []string, []*torch.Tensor) {
 	l := m.Losses(z, mb.(*Batch))
 	total := l.Word.Add(l.Topo)
-	if l.Assm != nil {
-		total = total.Add(l.Assm)
+	assm, assmAcc := l.Assm, l.AssmAcc
+	if assm != nil {
+		total = total.Add(assm)
+	} else { // a batch without assembly groups: nothing to score
+		assm, assmAcc = l.Word.MulScalar(0), l.WordAcc.MulScalar(0)
 	}
-	return total
+	names := []string{"word", "topo", "assm", "word_acc", "topo_acc", "assm_acc"}
+	terms := []*torch.Tensor{l.Word, l.Topo, assm, l.WordAcc, l.TopoAcc, assmAcc}
+	for i, t := range terms {
+		terms[i] = t.Detach()
+	}
+	return total, names, terms
 }
 
 // Losses returns the three reconstruction terms; Assm is nil for a batch

@@ -190,6 +190,37 @@ func TestTrainerSteps(t *testing.T) {
 	if !(last.Rec < 0.95*first.Rec) {
 		t.Errorf("reconstruction loss %.4g after 15 steps, first %.4g", last.Rec, first.Rec)
 	}
+	checkTerms(t, last)
+	val, err := tr.Evaluate(models.Data[Example]{Examples: ex, Labels: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTerms(t, val)
+}
+
+// checkTerms checks the JT-VAE's reconstruction terms in a trainer's
+// losses: named in order, the three losses adding up to the reconstruction
+// (float32 sums), accuracies in [0, 1].
+func checkTerms(t *testing.T, l models.Losses) {
+	t.Helper()
+	want := []string{"word", "topo", "assm", "word_acc", "topo_acc", "assm_acc"}
+	if len(l.Terms) != len(want) {
+		t.Fatalf("terms %+v, want %v", l.Terms, want)
+	}
+	for i, term := range l.Terms {
+		if term.Name != want[i] {
+			t.Errorf("term %d is %q, want %q", i, term.Name, want[i])
+		}
+		if i >= 3 && (term.Value < 0 || term.Value > 1) {
+			t.Errorf("%s = %g, not a share", term.Name, term.Value)
+		}
+	}
+	if sum := l.Terms[0].Value + l.Terms[1].Value + l.Terms[2].Value; math.Abs(sum-l.Rec) > 1e-4*l.Rec {
+		t.Errorf("word + topo + assm = %.6g, rec %.6g", sum, l.Rec)
+	}
+	if !strings.Contains(l.String(), " word_acc ") {
+		t.Errorf("losses line %q does not show the accuracies", l.String())
+	}
 }
 
 // TestSingleClusterBatch: molecules of one cluster and one atom (no tree
