@@ -2,13 +2,14 @@ package models
 
 import (
 	"encoding/json"
-	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/nn"
@@ -251,5 +252,44 @@ func TestPlateauWaitsForAnnealing(t *testing.T) {
 	}
 	if tr.Plateau.HasBest {
 		t.Error("the plateau schedule saw an annealing epoch")
+	}
+}
+
+// smallBatchVAE is the toy VAE encoding at most 3 examples a batch.
+type smallBatchVAE struct {
+	*toyVAE
+	sizes []int
+}
+
+func (v *smallBatchVAE) EncodeBatchSize() int { return 3 }
+
+func (v *smallBatchVAE) Collate(sc *torch.Scope, ex []Dense) (Batch, error) {
+	v.sizes = append(v.sizes, len(ex))
+	return v.toyVAE.Collate(sc, ex)
+}
+
+// TestEncodeMeansBatchSize: EncodeMeans keeps to a network's own batch size
+// and gives the same means as one batch.
+func TestEncodeMeansBatchSize(t *testing.T) {
+	v := &smallBatchVAE{toyVAE: newToyVAE()}
+	ex := make([]Dense, 7)
+	for i := range ex {
+		ex[i] = Dense{float32(i), 1, 0, -1, 0.5, float32(i) / 2}
+	}
+	got, err := EncodeMeans[Dense](v, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.sizes, []int{3, 3, 1}) {
+		t.Errorf("batches %v, want [3 3 1]", v.sizes)
+	}
+	want, err := EncodeMeans[Dense](v.toyVAE, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-6 {
+			t.Fatalf("mean %d: %g in batches of 3, %g in one", i, got[i], want[i])
+		}
 	}
 }

@@ -103,6 +103,22 @@ func SplitDense(flat []float32, size int) ([]Dense, error) {
 // evalBatchSize bounds the batches of EncodeMeans.
 const evalBatchSize = 4096
 
+// EncodeBatcher is a VAE that encodes in batches of its own size, for
+// networks whose batch memory grows faster than the batch (the JT-VAE's
+// synchronous tree sweeps cover every message of the batch).
+type EncodeBatcher interface {
+	// EncodeBatchSize is the largest batch EncodeMeans gives the network.
+	EncodeBatchSize() int
+}
+
+// encodeBatchSize returns v's encoding batch size.
+func encodeBatchSize(v any) int {
+	if b, ok := v.(EncodeBatcher); ok && b.EncodeBatchSize() > 0 {
+		return b.EncodeBatchSize()
+	}
+	return evalBatchSize
+}
+
 // EncodeMeans returns the encoder means (len(examples) x latent, row-major)
 // of the examples, in evaluation mode without gradients; the network's mode
 // is restored afterwards.
@@ -113,9 +129,10 @@ func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
 	defer v.SetTraining(training)
 	var err error
 	torch.NoGrad(func() {
-		for lo := 0; lo < len(examples) && err == nil; lo += evalBatchSize {
+		size := encodeBatchSize(v)
+		for lo := 0; lo < len(examples) && err == nil; lo += size {
 			var mu []float64
-			mu, err = encodeBatch(v, examples[lo:min(lo+evalBatchSize, len(examples))])
+			mu, err = encodeBatch(v, examples[lo:min(lo+size, len(examples))])
 			out = append(out, mu...)
 		}
 	})

@@ -53,25 +53,38 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 }
 
 // run computes every message of a schedule and returns the table (row 0
-// zero, distinct message i at row i+1).
+// zero, distinct message i at row i+1). Each superseded table is released
+// at once: autograd keeps what it needs (Cat saves no input), and holding
+// them to the end made memory grow with the schedule's depth times the
+// table, 24 GB for one deep tree in a batch of a thousand molecules.
 func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	p := g.pass(s, emb, tanh)
 	hidden := p.xz.Shape()[1]
 	zero := p.xz.NewZeros([]int64{1, hidden})
-	table := zero
 	if s.iterations > 1 { // synchronous sweeps over every message
-		table = torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
+		table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
 		for range s.iterations {
-			table = torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
+			table = replace(table, torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0))
 		}
 		return table
 	}
+	table := zero
 	parts := []*torch.Tensor{zero}
 	for _, b := range s.blocks {
 		parts = append(parts, p.step(table, b))
-		table = torch.Cat(parts, 0)
+		next := torch.Cat(parts, 0)
+		if table != zero {
+			table.Close()
+		}
+		table = next
 	}
 	return table
+}
+
+// replace releases old and returns next.
+func replace(old, next *torch.Tensor) *torch.Tensor {
+	old.Close()
+	return next
 }
 
 // encodeTree returns the tree vectors (B, H) and the message table.

@@ -249,6 +249,12 @@ func (m *Model) Config() Config { return m.cfg }
 // LatentDim returns the latent dimension (tree + graph).
 func (m *Model) LatentDim() int { return m.cfg.Latent }
 
+// EncodeBatchSize bounds the batches of models.EncodeMeans: a batch with a
+// tree deeper than DepthT is encoded by DepthT synchronous sweeps over all
+// of its messages, whose activations for a batch of a thousand molecules
+// ran past 20 GB.
+func (m *Model) EncodeBatchSize() int { return 64 }
+
 // Describe returns the network kind and its configuration.
 func (m *Model) Describe() (string, any) { return NetworkKind, m.cfg }
 
