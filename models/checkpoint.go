@@ -47,6 +47,9 @@ type TrainingState struct {
 	Seed      uint64       `json:"seed"`
 	Step      int          `json:"step"`
 	Epoch     int          `json:"epoch"`
+	// EpochStep counts the steps taken in the unfinished epoch Epoch+1 (a
+	// checkpoint written within an epoch); resuming takes only the rest.
+	EpochStep int `json:"epoch_step,omitempty"`
 	// LabelMin and LabelMax are the label normalisation (valid when HasLabelRange).
 	LabelMin      float64 `json:"label_min"`
 	LabelMax      float64 `json:"label_max"`
@@ -174,7 +177,7 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
-		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
+		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
 		Plateau: t.Plateau}
 }
 
@@ -271,7 +274,7 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	if err := t.adam.LoadStateDict(adam); err != nil {
 		return fmt.Errorf("checkpoint %s: optimiser state: %w", AdamPath(path), err)
 	}
-	t.Step, t.Epoch = st.Step, st.Epoch
+	t.Step, t.Epoch, t.EpochStep = st.Step, st.Epoch, st.EpochStep
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
 	t.Plateau = st.Plateau
 	t.adam.SetLR(st.LR)

@@ -124,8 +124,8 @@ type Trainer[E any] struct {
 	Predictor *TargetPredictor
 	Opts      TrainOptions
 	// Step counts optimiser steps (it drives the beta schedule); Epoch counts
-	// finished epochs.
-	Step, Epoch int
+	// finished epochs; EpochStep the steps taken in the current epoch.
+	Step, Epoch, EpochStep int
 	// LabelMin and LabelMax normalise the labels: set from the training set at
 	// each epoch (or by SetLabelRange).
 	LabelMin, LabelMax float64
@@ -416,12 +416,25 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 // TrainEpoch runs one epoch: N/B mini-batches (N examples, batch size B)
 // drawn with replacement in proportion to d.Weights, and returns the mean
 // losses.
+//
+// An epoch resumed from a checkpoint written within it (EpochStep > 0) takes
+// only its remaining steps, and its mean losses are theirs. progress sees
+// step numbers within the whole epoch, after EpochStep is updated, so it can
+// save the trainer.
 func (t *Trainer[E]) TrainEpoch(d Data[E], progress StepFunc) (Losses, error) {
-	l, err := t.TrainSteps(d, t.StepsPerEpoch(d.Len()), progress)
+	total := t.StepsPerEpoch(d.Len())
+	done := min(t.EpochStep, total-1)
+	l, err := t.TrainSteps(d, total-done, func(i, _ int, l Losses) {
+		t.EpochStep = done + i
+		if progress != nil {
+			progress(done+i, total, l)
+		}
+	})
 	if err != nil {
 		return Losses{}, fmt.Errorf("epoch %d: %w", t.Epoch+1, err)
 	}
 	t.Epoch++
+	t.EpochStep = 0
 	return l, nil
 }
 

@@ -293,3 +293,53 @@ func TestEncodeMeansBatchSize(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochResumedWithin: a checkpoint written within an epoch records the
+// steps taken, and the resumed epoch takes only the rest, numbered within
+// the whole epoch.
+func TestEpochResumedWithin(t *testing.T) {
+	tr := toyTrainer(t, "lbo")
+	d := toyData(200)
+	total := tr.StepsPerEpoch(d.Len())
+	if total < 4 {
+		t.Fatalf("%d steps an epoch: the test needs at least 4", total)
+	}
+	path := filepath.Join(t.TempDir(), "toy.pt")
+	var saveErr error
+	if _, err := tr.TrainEpoch(d, func(i, n int, _ Losses) {
+		if i == 3 {
+			saveErr = tr.Save(path, nil)
+		}
+	}); err != nil || saveErr != nil {
+		t.Fatal(err, saveErr)
+	}
+	if tr.Epoch != 1 || tr.EpochStep != 0 || tr.Step != total {
+		t.Fatalf("after an epoch: epoch %d, epoch step %d, step %d (of %d)", tr.Epoch, tr.EpochStep, tr.Step, total)
+	}
+	h, err := ReadHeader(path, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Training.EpochStep != 3 || h.Training.Step != 3 || h.Training.Epoch != 0 {
+		t.Fatalf("checkpoint within the epoch: %+v", *h.Training)
+	}
+	fresh := toyTrainer(t, "lbo")
+	if err := fresh.Resume(path, *h.Training); err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	if _, err := fresh.TrainEpoch(d, func(i, n int, _ Losses) {
+		if n != total {
+			t.Errorf("step %d of %d, want of %d", i, n, total)
+		}
+		seen = append(seen, i)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != total-3 || seen[0] != 4 || seen[len(seen)-1] != total {
+		t.Errorf("resumed epoch took steps %v, want 4..%d", seen, total)
+	}
+	if fresh.Epoch != 1 || fresh.EpochStep != 0 || fresh.Step != total {
+		t.Errorf("after the resumed epoch: epoch %d, epoch step %d, step %d, want 1, 0, %d", fresh.Epoch, fresh.EpochStep, fresh.Step, total)
+	}
+}

@@ -46,6 +46,7 @@ func trainCommand() *cli.Command {
 			"1 keeps them from competing with libtorch's own threads"},
 		&cli.StringFlag{Name: "out", Usage: "checkpoint FILE.pt", Required: true},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out"},
+		&cli.IntFlag{Name: "checkpoint-every", Usage: "also save the latest state every N steps within an epoch (0: after each epoch only)"},
 	)
 	flags = append(append(flags, dataFlags()...), taskOptionFlags()...)
 	return &cli.Command{
@@ -84,7 +85,8 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 			GradClip: floatOr(c, "grad-clip", d.GradClip), Device: dev, Seed: c.Uint64("seed")},
 		K: k, Epochs: intOr(c, "epochs", d.Epochs), ValFraction: c.Float64("val-fraction"),
 		LabelledFraction: c.Float64("labelled-fraction"), Latent: c.Int("latent"), Out: c.String("out"), Resume: c.Bool("resume"),
-		Report: task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
+		CheckpointEvery: c.Int("checkpoint-every"),
+		Report:          task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
 	if c.Bool("lr-plateau") {
 		req.Plateau = models.AuthorsPlateau()

@@ -63,6 +63,9 @@ type TrainRequest struct {
 	// Out is the checkpoint path; Resume continues the training saved there.
 	Out    string
 	Resume bool
+	// CheckpointEvery, when positive, also saves the latest state every that
+	// many steps within an epoch (an epoch of all ZINC is hours on a CPU).
+	CheckpointEvery int
 	// Report configures the final report.
 	Report ReportOptions
 }

@@ -110,7 +110,11 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 		kind, env.Device, torch.NumThreads(), train.Len(), val.Len(), source, tr.Opts.ELBO.Name, tr.Epoch)
 	start, startEpoch := time.Now(), tr.Epoch
 	var trainTime time.Duration
-	err = tr.Fit(train, val, req.Epochs-tr.Epoch, d.stepHook(env, tr, req.Epochs), func(r models.EpochReport) error {
+	var saveErr error
+	err = tr.Fit(train, val, req.Epochs-tr.Epoch, d.stepHook(env, tr, req, &saveErr), func(r models.EpochReport) error {
+		if saveErr != nil {
+			return saveErr
+		}
 		if env.Progress != nil {
 			env.Progress.Epoch(r, req.Epochs)
 		}
@@ -148,9 +152,18 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	return nil
 }
 
-func (d *defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], epochs int) models.StepFunc {
-	if env.Progress == nil {
-		return nil
+// stepHook reports each step and, every req.CheckpointEvery steps within an
+// epoch, saves the trainer to LastPath(req.Out); a failed save is kept in
+// saveErr, which ends the training at the epoch's end.
+func (d *defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], req TrainRequest, saveErr *error) models.StepFunc {
+	return func(i, n int, l models.Losses) {
+		if env.Progress != nil {
+			env.Progress.Step(tr.Epoch+1, req.Epochs, i, n, l)
+		}
+		if k := req.CheckpointEvery; k > 0 && i%k == 0 && i < n && *saveErr == nil {
+			if err := tr.Save(LastPath(req.Out), nil); err != nil {
+				*saveErr = fmt.Errorf("checkpoint at step %d of epoch %d: %w", i, tr.Epoch+1, err)
+			}
+		}
 	}
-	return func(i, n int, l models.Losses) { env.Progress.Step(tr.Epoch+1, epochs, i, n, l) }
 }
