@@ -40,8 +40,10 @@ func (g *gru) pass(s schedule, emb *nn.Embedding, tanh bool) gruPass {
 // squashing of the summed message.
 func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 	rows := func(t *torch.Tensor) *torch.Tensor { return t.Narrow(0, b.start, b.count) }
+	// One gather from the table: sumH sums the gathered rows rather than
+	// gathering again, so backward builds one table-sized gradient per block.
 	hIn := table.IndexSelect(0, b.in.idx)
-	sumH := b.in.sum(table)
+	sumH := hIn.EmbeddingBagSum(b.iota, b.in.offsets)
 	if p.tanh {
 		sumH = sumH.Tanh()
 	}
