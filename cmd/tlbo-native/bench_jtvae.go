@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,11 +31,9 @@ func benchJTVAEStepCommand() *cli.Command {
 			}
 			path := c.String("vocab")
 			if path == "" {
-				dir, err := molecule.FindDataDir(c.String("data-dir"))
-				if err != nil {
+				if path, err = molecule.ShippedVocabPath(c.String("data-dir")); err != nil {
 					return fmt.Errorf("bench jtvae-step: %w (or give --vocab)", err)
 				}
-				path = filepath.Join(dir, molecule.ShippedVocab)
 			}
 			vocab, err := molecule.ReadVocab(path)
 			if err != nil {

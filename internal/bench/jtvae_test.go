@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
@@ -12,11 +11,11 @@ import (
 // TestJTVAEStepRuns times two steps of a small JT-VAE over the shipped
 // vocabulary and checks the split adds up.
 func TestJTVAEStepRuns(t *testing.T) {
-	dir, err := molecule.FindDataDir("")
+	path, err := molecule.ShippedVocabPath("")
 	if err != nil {
 		t.Skipf("no data directory: %v", err)
 	}
-	vocab, err := molecule.ReadVocab(filepath.Join(dir, molecule.ShippedVocab))
+	vocab, err := molecule.ReadVocab(path)
 	if err != nil {
 		t.Skipf("no shipped vocabulary: %v", err)
 	}

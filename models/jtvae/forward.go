@@ -56,9 +56,8 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 
 // run computes every message of a schedule and returns the table (row 0
 // zero, distinct message i at row i+1). Each superseded table is released
-// at once: autograd keeps what it needs (Cat saves no input), and holding
-// them to the end made memory grow with the schedule's depth times the
-// table, 24 GB for one deep tree in a batch of a thousand molecules.
+// at once (autograd keeps what it needs; Cat saves no input), so that a
+// schedule's tables do not all live until the scope closes.
 func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	p := g.pass(s, emb, tanh)
 	hidden := p.xz.Shape()[1]
@@ -66,7 +65,9 @@ func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	if s.iterations > 1 { // synchronous sweeps over every message
 		table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
 		for range s.iterations {
-			table = replace(table, torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0))
+			next := torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
+			table.Close()
+			table = next
 		}
 		return table
 	}
@@ -81,12 +82,6 @@ func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 		table = next
 	}
 	return table
-}
-
-// replace releases old and returns next.
-func replace(old, next *torch.Tensor) *torch.Tensor {
-	old.Close()
-	return next
 }
 
 // encodeTree returns the tree vectors (B, H) and the message table.
@@ -109,7 +104,12 @@ func (m *Model) Encode(b *Batch) (tree, graph *torch.Tensor) {
 // the log standard deviation, -|W_var h| / 2 (Mueller et al., as the authors).
 func (m *Model) EncodeParams(mb models.Batch) (mu, logStd *torch.Tensor) {
 	b := mb.(*Batch)
-	tree, graph := m.Encode(b)
+	return m.latentParams(m.Encode(b))
+}
+
+// latentParams maps the tree and graph vectors to EncodeParams' mean and
+// log standard deviation.
+func (m *Model) latentParams(tree, graph *torch.Tensor) (mu, logStd *torch.Tensor) {
 	mu = torch.Cat([]*torch.Tensor{m.tMean.Forward(tree), m.gMean.Forward(graph)}, 1)
 	logVar := torch.Cat([]*torch.Tensor{m.tVar.Forward(tree), m.gVar.Forward(graph)}, 1)
 	return mu, logVar.Abs().MulScalar(-0.5)

@@ -59,8 +59,7 @@ func (m *Model) TimedStep(opt *optim.Adam, ex []Example, beta float64) (StepTime
 	if err := lap(&st.Graph); err != nil {
 		return st, err
 	}
-	mu := torch.Cat([]*torch.Tensor{m.tMean.Forward(tree), m.gMean.Forward(graph)}, 1)
-	logStd := torch.Cat([]*torch.Tensor{m.tVar.Forward(tree), m.gVar.Forward(graph)}, 1).Abs().MulScalar(-0.5)
+	mu, logStd := m.latentParams(tree, graph)
 	z := models.Reparameterize(mu, logStd)
 	lt := int64(m.cfg.LatentTree)
 	word, topo, _, _ := m.decoderLoss(z.Narrow(1, 0, lt), b)

@@ -3,7 +3,6 @@ package molecule
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -18,11 +17,10 @@ import (
 // when no data directory is found.
 func testVocab(t testing.TB) string {
 	t.Helper()
-	dir, err := FindDataDir("")
+	path, err := ShippedVocabPath("")
 	if err != nil {
 		t.Skipf("no data directory: %v", err)
 	}
-	path := filepath.Join(dir, "zinc", "jtvae_vocab.txt")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("the JT-VAE vocabulary is not in the data directory: %v", err)
 	}

@@ -162,9 +162,8 @@ func vocabulary(env *task.Env) (Vocab, string, error) {
 		v, err := ReadVocab(p)
 		return v, p, err
 	}
-	dir, derr := FindDataDir(env.DataDir)
+	p, derr := ShippedVocabPath(env.DataDir)
 	if derr == nil {
-		p := filepath.Join(dir, ShippedVocab)
 		v, err := ReadVocab(p)
 		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
 			return v, p, err
@@ -174,6 +173,16 @@ func vocabulary(env *task.Env) (Vocab, string, error) {
 	}
 	v, err := sampleVocab()
 	return v, "synthetic sample", err
+}
+
+// ShippedVocabPath returns the path of the JT-VAE vocabulary shipped in the
+// data directory dir ("": found as FindDataDir finds it).
+func ShippedVocabPath(dir string) (string, error) {
+	dir, err := FindDataDir(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, ShippedVocab), nil
 }
 
 // sampleVocab is the cluster vocabulary of the built-in sample.
@@ -353,13 +362,7 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 	}
 	lat := m.LatentDim()
 	n := len(z) / lat
-	z32 := make([]float32, 0, len(z)*attempts)
-	for range attempts {
-		for _, v := range z {
-			z32 = append(z32, float32(v))
-		}
-	}
-	smiles, errs, err := d.Decode(z32)
+	smiles, errs, err := d.Decode(slices.Repeat(float32s(z), attempts))
 	if err != nil {
 		return nil, nil, err
 	}
