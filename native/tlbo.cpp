@@ -6,12 +6,15 @@
 #include "tlbo.h"
 
 #include <torch/csrc/api/include/torch/serialize.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -246,6 +249,88 @@ int tlbo_set_num_threads(int n, char **err) {
 }
 
 int tlbo_get_num_threads(void) { return at::get_num_threads(); }
+
+namespace {
+namespace prof = torch::autograd::profiler;
+
+// The path of the profile in progress ("" when none). The legacy profiler
+// records on the thread that enabled it and on the autograd threads it
+// starts; shapes are recorded so that a trace tells apart the calls of one
+// operator.
+std::mutex profile_mu;
+std::string profile_path;
+
+std::string json_escape(const char *s) {
+  std::string out;
+  for (; *s != 0; ++s) {
+    if (*s == '"' || *s == '\\') out += '\\';
+    if (static_cast<unsigned char>(*s) >= 0x20) out += *s;
+  }
+  return out;
+}
+
+std::string shapes_string(const std::vector<std::vector<int64_t>> &shapes) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    out << (i ? ", [" : "[");
+    for (size_t j = 0; j < shapes[i].size(); ++j) out << (j ? ", " : "") << shapes[i][j];
+    out << ']';
+  }
+  out << ']';
+  return out.str();
+}
+
+// write_trace writes the recorded ranges as complete Chrome trace events,
+// pairing each push with the pop of the same handle.
+void write_trace(const std::string &path, const prof::thread_event_lists &lists) {
+  const prof::LegacyEvent *origin = nullptr;
+  std::unordered_map<uint64_t, const prof::LegacyEvent *> pops;
+  for (const auto &list : lists) {
+    for (const auto &e : list) {
+      if (origin == nullptr || e.cpuUs() < origin->cpuUs()) origin = &e;
+      if (e.kind() == prof::EventKind::PopRange) pops[e.handle()] = &e;
+    }
+  }
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << std::fixed << std::setprecision(3) << "[";
+  bool first = true;
+  for (const auto &list : lists) {
+    for (const auto &e : list) {
+      auto pop = pops.find(e.handle());
+      if (e.kind() != prof::EventKind::PushRange || pop == pops.end()) continue;
+      out << (first ? "\n" : ",\n") << "{\"name\": \"" << json_escape(e.name()) << "\", \"ph\": \"X\", \"ts\": "
+          << origin->cpuElapsedUs(e) << ", \"dur\": " << e.cpuElapsedUs(*pop->second) << ", \"tid\": " << e.threadId()
+          << ", \"pid\": 0, \"args\": {\"shapes\": \"" << shapes_string(e.shapes()) << "\"}}";
+      first = false;
+    }
+  }
+  out << "\n]\n";
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+}  // namespace
+
+int tlbo_profile_start(const char *path, char **err) {
+  return guarded(err, [&] {
+    std::lock_guard<std::mutex> lock(profile_mu);
+    if (!profile_path.empty()) throw std::runtime_error("a profile is already being recorded");
+    if (path == nullptr || *path == 0) throw std::invalid_argument("empty profile path");
+    prof::enableProfilerLegacy(torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::CPU, true));
+    profile_path = path;
+  });
+}
+
+int tlbo_profile_stop(char **err) {
+  return guarded(err, [&] {
+    std::lock_guard<std::mutex> lock(profile_mu);
+    if (profile_path.empty()) throw std::runtime_error("no profile is being recorded");
+    std::string path = profile_path;
+    profile_path.clear();
+    write_trace(path, prof::disableProfilerLegacy());
+  });
+}
 
 int tlbo_tensor_from_data(const void *data, int dtype, const int64_t *shape, int ndim, tlbo_tensor *out,
                           char **err) {

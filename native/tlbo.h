@@ -77,6 +77,9 @@ int tlbo_cuda_synchronize(char **err);
 int tlbo_manual_seed(uint64_t seed, char **err);
 int tlbo_set_num_threads(int n, char **err);
 int tlbo_get_num_threads(void);
+/* libtorch's operator profiler on the calling thread; stop writes a Chrome trace to path. */
+int tlbo_profile_start(const char *path, char **err);
+int tlbo_profile_stop(char **err);
 
 /* Tensors. */
 int tlbo_tensor_from_data(const void *data, int dtype, const int64_t *shape, int ndim, tlbo_tensor *out,

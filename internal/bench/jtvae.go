@@ -22,6 +22,9 @@ type JTVAEStepOptions struct {
 	Batch int
 	Steps int // timed steps (after 2 warm-up steps)
 	Seed  uint64
+	// Profile, when set, is where the operators of the timed steps are
+	// written as a Chrome trace (torch.Profile). Profiling slows the steps.
+	Profile string
 }
 
 // JTVAEStep times training steps of a new JT-VAE (the authors' loop: word +
@@ -54,17 +57,27 @@ func JTVAEStep(opts JTVAEStepOptions) ([]jtvae.StepTimes, error) {
 		return nil, fmt.Errorf("bench jtvae-step: %w", err)
 	}
 	opt := optim.NewAdam(m.Parameters(), optim.DefaultAdam(1e-3))
-	var times []jtvae.StepTimes
-	for i := range opts.Steps + 2 {
-		st, err := m.TimedStep(opt, ex, 1e-3)
-		if err != nil {
-			return nil, fmt.Errorf("bench jtvae-step: %w", err)
+	steps := func(n int) ([]jtvae.StepTimes, error) {
+		times := make([]jtvae.StepTimes, n)
+		for i := range times {
+			if times[i], err = m.TimedStep(opt, ex, 1e-3); err != nil {
+				return nil, fmt.Errorf("bench jtvae-step: %w", err)
+			}
 		}
-		if i >= 2 {
-			times = append(times, st)
-		}
+		return times, nil
 	}
-	return times, nil
+	if _, err := steps(2); err != nil { // warm-up
+		return nil, err
+	}
+	if opts.Profile == "" {
+		return steps(opts.Steps)
+	}
+	var times []jtvae.StepTimes
+	err = torch.Profile(opts.Profile, func() (err error) {
+		times, err = steps(opts.Steps)
+		return err
+	})
+	return times, err
 }
 
 // jtvaeBatch featurises the built-in molecules over vocab into a batch of n.

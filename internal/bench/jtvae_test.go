@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
@@ -19,7 +20,9 @@ func TestJTVAEStepRuns(t *testing.T) {
 	if err != nil {
 		t.Skipf("no shipped vocabulary: %v", err)
 	}
-	steps, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Batch: 40, Steps: 2, Seed: 1})
+	trace := filepath.Join(t.TempDir(), "trace.json")
+	steps, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Batch: 40, Steps: 2, Seed: 1,
+		Profile: trace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +37,18 @@ func TestJTVAEStepRuns(t *testing.T) {
 	parts, total := MedianSplit(steps)
 	if total <= 0 || parts.Backward <= 0 {
 		t.Errorf("median split %+v, total %g", parts, total)
+	}
+	entries, err := torch.ReadProfile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for _, e := range entries {
+		calls[e.Name] = e.Calls
+	}
+	// Forward and backward both recorded, for the two timed steps only.
+	if calls["aten::embedding_bag"] == 0 || calls["aten::mm"] == 0 || calls["EmbeddingBagBackward0"] == 0 {
+		t.Errorf("profile lacks the step's operators: %d names", len(entries))
 	}
 	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Steps: 0}); err == nil {
 		t.Error("zero steps accepted")
