@@ -98,7 +98,7 @@ type Candidate struct {
 // schedule is a set of GRU messages ordered by dependency level: row 0 of the
 // message table is the zero message, message i (in row order) is row i+1.
 type schedule struct {
-	senders    labelIndex // distinct sender labels
+	labels     *torch.Tensor // distinct sender labels (embedding indices)
 	blocks     []block
 	iterations int     // 1: each block once, in order; >1: one block swept synchronously
 	rows       []int64 // message id -> table row (shared by identical messages)
@@ -109,10 +109,28 @@ type schedule struct {
 // incoming messages as (table row, message within the block) pairs sorted by
 // message: in.idx are the rows, in.offsets each message's first pair, to
 // the message of each pair and iota 0..pairs-1 (bags over gathered rows).
+// label is each message's index among the schedule's labels and pairLabel
+// that of each pair's message: the GRU gathers its label terms per block,
+// so that backward touches label-sized gradients, not message-sized ones.
 type block struct {
-	start, count int64
-	in           agg
-	to, iota     *torch.Tensor
+	start, count     int64
+	in               agg
+	to, iota         *torch.Tensor
+	label, pairLabel *torch.Tensor
+}
+
+// makeBlock builds the block of messages start.. whose k-th message has
+// label index label[k] and sums the table rows in[k].
+func makeBlock(bd *builder, start int64, label []int64, in [][]int64) block {
+	var from, to, iota, pairLabel []int64
+	for k, rows := range in {
+		for _, r := range rows {
+			from, to = append(from, r), append(to, int64(k))
+			iota, pairLabel = append(iota, int64(len(iota))), append(pairLabel, label[k])
+		}
+	}
+	return block{start: start, count: int64(len(in)), in: bd.agg(from, to, len(in)), to: bd.ints(to), iota: bd.ints(iota),
+		label: bd.ints(label), pairLabel: bd.ints(pairLabel)}
 }
 
 // agg sums rows of a source into rows of a result: result row k sums the
@@ -222,7 +240,13 @@ type labelIndex struct {
 }
 
 func (b *builder) labelIndex(items []int64) labelIndex {
-	var labels, of []int64
+	labels, of := distinctLabels(items)
+	return labelIndex{labels: b.ints(labels), of: b.ints(of)}
+}
+
+// distinctLabels returns the distinct labels of items in order of first
+// appearance and, for each item, the index of its label among them.
+func distinctLabels(items []int64) (labels, of []int64) {
 	seen := map[int64]int64{}
 	for _, w := range items {
 		k, ok := seen[w]
@@ -233,7 +257,7 @@ func (b *builder) labelIndex(items []int64) labelIndex {
 		}
 		of = append(of, k)
 	}
-	return labelIndex{labels: b.ints(labels), of: b.ints(of)}
+	return labels, of
 }
 
 // Collate turns examples into a batch on the network's device; its tensors
@@ -409,14 +433,15 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 		s.rows[id] = k + 1
 	}
 	s.n = len(distinct)
-	s.senders = bd.labelIndex(wid)
+	labels, of := distinctLabels(wid)
+	s.labels = bd.ints(labels)
 	maxLevel := 0
 	if len(distinct) > 0 {
 		maxLevel = lv[distinct[len(distinct)-1]]
 	}
 	if sync < 0 || (sync > 0 && maxLevel > sync) {
 		s.iterations = max(sync, -sync)
-		s.blocks = []block{s.block(bd, msgs, distinct, 0, len(distinct))}
+		s.blocks = []block{s.block(bd, msgs, distinct, of, 0, len(distinct))}
 		return s
 	}
 	for lo := 0; lo < len(distinct); {
@@ -424,22 +449,22 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 		for hi < len(distinct) && lv[distinct[hi]] == lv[distinct[lo]] {
 			hi++
 		}
-		s.blocks = append(s.blocks, s.block(bd, msgs, distinct, lo, hi))
+		s.blocks = append(s.blocks, s.block(bd, msgs, distinct, of, lo, hi))
 		lo = hi
 	}
 	return s
 }
 
-func (s *schedule) block(bd *builder, msgs []msgSpec, order []int, lo, hi int) block {
-	var from, to, iota []int64
+// block is the block of the distinct messages order[lo:hi], whose label
+// indices are of[lo:hi].
+func (s *schedule) block(bd *builder, msgs []msgSpec, order []int, of []int64, lo, hi int) block {
+	in := make([][]int64, hi-lo)
 	for k, id := range order[lo:hi] {
 		for _, j := range msgs[id].in {
-			from = append(from, s.rows[j])
-			to = append(to, int64(k))
-			iota = append(iota, int64(len(iota)))
+			in[k] = append(in[k], s.rows[j])
 		}
 	}
-	return block{start: int64(lo), count: int64(hi - lo), in: bd.agg(from, to, hi-lo), to: bd.ints(to), iota: bd.ints(iota)}
+	return makeBlock(bd, int64(lo), of[lo:hi], in)
 }
 
 // traceStep is one step of the authors' depth-first trace: the message x -> y,

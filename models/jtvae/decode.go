@@ -152,15 +152,9 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 // labels and incoming table rows, and returns the new table with them
 // appended (their rows: old length + i).
 func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][]int64) *torch.Tensor {
-	var from, to, iota []int64
-	for k, rows := range in {
-		for _, r := range rows {
-			from, to, iota = append(from, r), append(to, int64(k)), append(iota, int64(len(iota)))
-		}
-	}
-	s := schedule{senders: bd.labelIndex(labels), n: len(labels), iterations: 1}
-	b := block{start: 0, count: int64(len(labels)), in: bd.agg(from, to, len(labels)), to: bd.ints(to), iota: bd.ints(iota)}
-	h := m.dec.gru.pass(s, m.dec.emb, false).step(table, b)
+	distinct, of := distinctLabels(labels)
+	s := schedule{labels: bd.ints(distinct), n: len(labels), iterations: 1}
+	h := m.dec.gru.pass(s, m.dec.emb, false).step(table, makeBlock(bd, 0, of, in))
 	return torch.Cat([]*torch.Tensor{table, h}, 0)
 }
 

@@ -14,24 +14,23 @@ import (
 func (a agg) sum(src *torch.Tensor) *torch.Tensor { return src.EmbeddingBagSum(a.idx, a.offsets) }
 
 // gruPass is the GRU of a schedule: the gate inputs that depend only on
-// the sender's label are computed once per distinct label and gathered per
-// message (W_z, W_h split into their label and message halves).
+// the sender's label are computed once per distinct label (W_z, W_h split
+// into their label and message halves) and gathered per block.
 type gruPass struct {
 	g          *gru
 	wzH, whH   *torch.Tensor // message halves of W_z, W_h
-	xz, xr, xh *torch.Tensor // (messages, H): label halves with biases, W_r x
+	xz, xr, xh *torch.Tensor // (labels, H): label halves with biases, W_r x
 	tanh       bool
 }
 
 func (g *gru) pass(s schedule, emb *nn.Embedding, tanh bool) gruPass {
-	x := emb.Forward(s.senders.labels)
+	x := emb.Forward(s.labels)
 	h := x.Shape()[1]
-	gather := func(t *torch.Tensor) *torch.Tensor { return t.IndexSelect(0, s.senders.of) }
 	return gruPass{
 		g: g, wzH: g.Wz.Weight.Narrow(1, h, h), whH: g.Wh.Weight.Narrow(1, h, h), tanh: tanh,
-		xz: gather(torch.Linear(x, g.Wz.Weight.Narrow(1, 0, h), g.Wz.Bias)),
-		xr: gather(g.Wr.Forward(x)),
-		xh: gather(torch.Linear(x, g.Wh.Weight.Narrow(1, 0, h), g.Wh.Bias)),
+		xz: torch.Linear(x, g.Wz.Weight.Narrow(1, 0, h), g.Wz.Bias),
+		xr: g.Wr.Forward(x),
+		xh: torch.Linear(x, g.Wh.Weight.Narrow(1, 0, h), g.Wh.Bias),
 	}
 }
 
@@ -39,7 +38,6 @@ func (g *gru) pass(s schedule, emb *nn.Embedding, tanh bool) gruPass {
 // nnutils.GRU) from the current table; tanh is the encoder's original
 // squashing of the summed message.
 func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
-	rows := func(t *torch.Tensor) *torch.Tensor { return t.Narrow(0, b.start, b.count) }
 	// One gather from the table: sumH sums the gathered rows rather than
 	// gathering again, so backward builds one table-sized gradient per block.
 	hIn := table.IndexSelect(0, b.in.idx)
@@ -47,10 +45,10 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 	if p.tanh {
 		sumH = sumH.Tanh()
 	}
-	z := rows(p.xz).Add(torch.Linear(sumH, p.wzH, nil)).Sigmoid()
-	r := rows(p.xr).IndexSelect(0, b.to).Add(p.g.Ur.Forward(hIn)).Sigmoid()
+	z := p.xz.IndexSelect(0, b.label).Add(torch.Linear(sumH, p.wzH, nil)).Sigmoid()
+	r := p.xr.IndexSelect(0, b.pairLabel).Add(p.g.Ur.Forward(hIn)).Sigmoid()
 	gated := r.Mul(hIn).EmbeddingBagSum(b.iota, b.in.offsets)
-	pre := rows(p.xh).Add(torch.Linear(gated, p.whH, nil)).Tanh()
+	pre := p.xh.IndexSelect(0, b.label).Add(torch.Linear(gated, p.whH, nil)).Tanh()
 	return z.RSubScalar(1).Mul(sumH).Add(z.Mul(pre))
 }
 
