@@ -19,8 +19,13 @@ func TestMain(m *testing.M) {
 }
 
 // parityModel is the fixture's network (the authors' weights, small hidden
-// size) with the given switches and tree depth.
+// size) with the given switches and tree depth, on the CPU.
 func parityModel(t testing.TB, f fixture, compat bool, depthT int) *Model {
+	return parityModelOn(t, f, compat, depthT, torch.CPU)
+}
+
+// parityModelOn is parityModel on dev.
+func parityModelOn(t testing.TB, f fixture, compat bool, depthT int, dev torch.Device) *Model {
 	t.Helper()
 	c := f.ints(t, "config") // hidden, latent, depthT, depthG, vocab size
 	cfg := Config{VocabSize: int(c[4]), Hidden: int(c[0]), Latent: int(c[1]), LatentTree: int(c[1]) / 2,
@@ -38,7 +43,18 @@ func parityModel(t testing.TB, f fixture, compat bool, depthT int) *Model {
 	if err := m.LoadStateDict(sd); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.To(dev); err != nil {
+		t.Fatal(err)
+	}
 	return m
+}
+
+// cudaDevice returns the first CUDA device, or skips the test without one.
+func cudaDevice(t *testing.T) torch.Device {
+	if !torch.CUDAAvailable() {
+		t.Skip("no CUDA device seen")
+	}
+	return torch.CUDA(0)
 }
 
 func collateFixture(t testing.TB, m *Model, sc *torch.Scope, ex []Example) *Batch {
@@ -52,11 +68,16 @@ func collateFixture(t testing.TB, m *Model, sc *torch.Scope, ex []Example) *Batc
 
 // TestEncoderParity: tree and graph vectors, means and log-variances of the
 // authors' encoder (float64 reference, float32 here) to 1e-4.
-func TestEncoderParity(t *testing.T) {
+func TestEncoderParity(t *testing.T) { encoderParity(t, torch.CPU) }
+
+// TestEncoderParityCUDA is TestEncoderParity on the GPU.
+func TestEncoderParityCUDA(t *testing.T) { encoderParity(t, cudaDevice(t)) }
+
+func encoderParity(t *testing.T, dev torch.Device) {
 	f := readFixture(t, fixtureDir+"parity.npz")
 	ex := f.examples(t)
 	for _, depth := range []int{20, 3} {
-		m := parityModel(t, f, true, depth)
+		m := parityModelOn(t, f, true, depth, dev)
 		sc := torch.NewScope()
 		defer sc.Close()
 		b := collateFixture(t, m, sc, ex)
@@ -108,17 +129,22 @@ func lossStep(t testing.TB, m *Model, b *Batch, eps *torch.Tensor, beta float64)
 // TestLossParity: word, topology, assembly and KL terms with both settings of
 // the compatibility switches to 1e-4 relative; every gradient of the
 // authors' setting to 1e-3 of the tensor's largest gradient.
-func TestLossParity(t *testing.T) {
+func TestLossParity(t *testing.T) { lossParity(t, torch.CPU) }
+
+// TestLossParityCUDA is TestLossParity on the GPU (the same tolerances).
+func TestLossParityCUDA(t *testing.T) { lossParity(t, cudaDevice(t)) }
+
+func lossParity(t *testing.T, dev torch.Device) {
 	f := readFixture(t, fixtureDir+"parity.npz")
 	ex := f.examples(t)
 	beta := f.scalar(t, "beta")
 	for _, compat := range []bool{true, false} {
 		tag := map[bool]string{true: "compat", false: "orig"}[compat]
-		m := parityModel(t, f, compat, 20)
+		m := parityModelOn(t, f, compat, 20, dev)
 		sc := torch.NewScope()
 		defer sc.Close()
 		b := collateFixture(t, m, sc, ex)
-		eps := sc.Own(torch.FromFloat32(f.float32s(t, "eps"), int64(len(ex)), int64(m.LatentDim())))
+		eps := sc.Own(sc.Own(torch.FromFloat32(f.float32s(t, "eps"), int64(len(ex)), int64(m.LatentDim()))).To(dev))
 		l, kl, total := lossStep(t, m, b, eps, beta)
 		for _, c := range []struct {
 			name string

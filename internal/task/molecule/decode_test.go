@@ -14,6 +14,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
+	"github.com/tlbo-native/tlbo-native/torch"
 )
 
 // decodeFixture reads testdata/jtvae/decode.npz (make_decode_fixture.py):
@@ -60,7 +61,13 @@ func decodeFixtureModel(t *testing.T) *jtvae.Model {
 // decoded greedily through the registry's decode verb with the checkpoint's
 // vocabulary, give the authors' molecules for prior samples and encoder
 // means of ZINC molecules.
-func TestDecodeMatchesAuthors(t *testing.T) {
+func TestDecodeMatchesAuthors(t *testing.T) { decodeMatchesAuthors(t, torch.CPU) }
+
+// TestDecodeMatchesAuthorsCUDA is TestDecodeMatchesAuthors with the network
+// on the GPU.
+func TestDecodeMatchesAuthorsCUDA(t *testing.T) { decodeMatchesAuthors(t, cudaDevice(t)) }
+
+func decodeMatchesAuthors(t *testing.T, dev torch.Device) {
 	z, want, source := decodeFixture(t)
 	tk := lookup(t)
 	dir := t.TempDir()
@@ -78,7 +85,9 @@ func TestDecodeMatchesAuthors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// no --vocab: decoding takes the checkpoint's
-	if err := tk.Decode(testEnv(t, false, nil), task.DecodeRequest{VAE: ckpt, In: in, Out: out, Decode: task.DecodeOptions{Greedy: true}}); err != nil {
+	denv := testEnv(t, false, nil)
+	denv.Device = dev
+	if err := tk.Decode(denv, task.DecodeRequest{VAE: ckpt, In: in, Out: out, Decode: task.DecodeOptions{Greedy: true}}); err != nil {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(out)

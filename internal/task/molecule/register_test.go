@@ -54,7 +54,21 @@ func writeLines(t *testing.T, path string, lines []string) {
 // through the registry and encodes the fixture's molecules from a SMILES
 // file: featuriser, import and encoder together give the authors' encoder
 // means (float32 network against their float64 run: 1e-4).
-func TestImportEncodeMatchesAuthors(t *testing.T) {
+func TestImportEncodeMatchesAuthors(t *testing.T) { importEncodeMatchesAuthors(t, torch.CPU) }
+
+// TestImportEncodeMatchesAuthorsCUDA is TestImportEncodeMatchesAuthors with
+// the encoder on the GPU.
+func TestImportEncodeMatchesAuthorsCUDA(t *testing.T) { importEncodeMatchesAuthors(t, cudaDevice(t)) }
+
+// cudaDevice returns the first CUDA device, or skips the test without one.
+func cudaDevice(t *testing.T) torch.Device {
+	if !torch.CUDAAvailable() {
+		t.Skip("no CUDA device seen")
+	}
+	return torch.CUDA(0)
+}
+
+func importEncodeMatchesAuthors(t *testing.T, dev torch.Device) {
 	tk := lookup(t)
 	dir := t.TempDir()
 	env := testEnv(t, false, map[string]string{optVocab: testVocab(t)})
@@ -91,6 +105,7 @@ func TestImportEncodeMatchesAuthors(t *testing.T) {
 	writeLines(t, reversed, v)
 	for _, vocab := range []string{testVocab(t), reversed} {
 		env := testEnv(t, false, map[string]string{optVocab: vocab})
+		env.Device = dev
 		if err := tk.Encode(env, task.EncodeRequest{VAE: ckpt, In: in, Out: out}); err != nil {
 			t.Fatal(err)
 		}
