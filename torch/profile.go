@@ -20,7 +20,8 @@ import (
 // (open it in chrome://tracing or Perfetto, or summarise it with
 // ReadProfile). libtorch profiles one OS thread, so fn runs locked to the
 // calling goroutine's thread: ops that fn issues from other goroutines are
-// not recorded. The trace is written to a temporary file and renamed.
+// not recorded. Times are the host's: on CUDA they measure launches, not
+// kernels. The trace is written to a temporary file and renamed.
 func Profile(path string, fn func() error) (err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
