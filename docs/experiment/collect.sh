@@ -24,7 +24,12 @@ print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
   [ "$done" = yes ] || { echo "$name: unfinished, skipped"; continue; }
   mkdir -p "$dst/$name"
   cp "$run/config.json" "$run/results.npz" "$dst/$name/"
-  gzip -9 -c "$run/journal.jsonl" > "$dst/$name/journal.jsonl.gz"
+  # -n: no name or time stamp in the header, and an unchanged journal is
+  # left alone, so that collecting again changes no committed file.
+  gz="$dst/$name/journal.jsonl.gz"
+  if ! [ -f "$gz" ] || ! gunzip -c "$gz" | cmp -s - "$run/journal.jsonl"; then
+    gzip -9 -n -c "$run/journal.jsonl" > "$gz.tmp" && mv "$gz.tmp" "$gz"
+  fi
   echo "$name: copied"
 done
 for log in "$src"/pretrain-*.log; do
