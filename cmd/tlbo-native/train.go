@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"syscall"
@@ -130,66 +131,95 @@ func trainAction(c *cli.Context) error {
 }
 
 // progress draws long work for the user: a bar per training epoch with the
-// running mean of every loss component (a line per epoch when stderr is not
-// a terminal), and a bar of items for data-set building.
+// running mean of every loss component, and a bar of items for data-set
+// building. When stderr is not a terminal (a run under nohup, a log file)
+// it writes a line with the running means and the time per step every
+// logEvery instead of the bar, and a line per epoch.
 type progress struct {
-	tty   bool
-	bar   *progressbar.ProgressBar
-	sum   models.Losses
-	first int // items already done when Count was first called
+	w        io.Writer
+	tty      bool
+	logEvery time.Duration
+	bar      *progressbar.ProgressBar
+	sum      models.Losses
+	first    int       // items or steps already done when the bar started
+	start    time.Time // when the bar started
+	logged   time.Time // the last line written without a terminal
 }
 
 func newProgress() *progress {
-	return &progress{tty: term.IsTerminal(int(os.Stderr.Fd()))}
+	return &progress{w: os.Stderr, tty: term.IsTerminal(int(os.Stderr.Fd())), logEvery: time.Minute}
 }
 
-// Step advances the bar.
+// Step advances the epoch's bar. The first step seen starts it, which in an
+// epoch resumed from a checkpoint written within it is not step 1.
 func (p *progress) Step(epoch, epochs, i, n int, l models.Losses) {
-	if !p.tty {
-		return
-	}
-	if i == 1 {
-		p.bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
-			progressbar.OptionSetWidth(20), progressbar.OptionSetPredictTime(true), progressbar.OptionShowDescriptionAtLineEnd())
-		p.sum = models.Losses{}
+	if p.start.IsZero() {
+		p.first, p.start, p.logged, p.sum = i-1, time.Now(), time.Now(), models.Losses{}
+		if p.tty {
+			p.bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
+				progressbar.OptionSetWidth(20), progressbar.OptionSetPredictTime(true), progressbar.OptionShowDescriptionAtLineEnd())
+		}
 	}
 	p.sum.Add(l, 1)
-	p.bar.Describe(fmt.Sprintf("epoch %d/%d %s", epoch, epochs, p.sum.Scaled(1/float64(i))))
-	p.bar.Set(i)
+	desc := fmt.Sprintf("epoch %d/%d %s", epoch, epochs, p.sum.Scaled(1/float64(i-p.first)))
+	if p.first > 0 {
+		desc += fmt.Sprintf(" (resumed at step %d)", p.first)
+	}
+	if p.bar != nil {
+		p.bar.Describe(desc)
+		_ = p.bar.Set(i)
+		return
+	}
+	if now := time.Now(); !p.tty && now.Sub(p.logged) >= p.logEvery && i < n {
+		p.logged = now
+		fmt.Fprintf(p.w, "%s step %d/%d %.2fs/step\n", desc, i, n, now.Sub(p.start).Seconds()/float64(i-p.first))
+	}
 }
 
 // Epoch prints the epoch's training and validation losses.
 func (p *progress) Epoch(r models.EpochReport, epochs int) {
 	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(os.Stderr)
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
 		p.bar = nil
 	}
+	p.start = time.Time{}
 	line := fmt.Sprintf("epoch %d/%d %.1fs train %s", r.Epoch, epochs, r.Duration.Seconds(), r.Train)
 	if r.Val != nil {
 		line += " | val " + r.Val.String()
 	}
-	fmt.Fprintln(os.Stderr, line)
+	fmt.Fprintln(p.w, line)
 }
 
 // Count draws a bar of the items done in this run (count, rate, time left);
 // items found done from an earlier run are named in its description.
+// Without a terminal it writes a line every logEvery and one at the end.
 func (p *progress) Count(what string, i, n int) {
-	if p.bar == nil {
-		p.first = i
+	if p.bar == nil && p.start.IsZero() {
+		p.first, p.start, p.logged = i, time.Now(), time.Now()
 		desc := what
 		if i > 0 {
 			desc = fmt.Sprintf("%s (%d of %d done earlier)", what, i, n)
 		}
-		p.bar = progressbar.NewOptions(n-i, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(), progressbar.OptionSetItsString(what), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetWidth(20), progressbar.OptionSetDescription(desc))
+		if p.tty {
+			p.bar = progressbar.NewOptions(n-i, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(), progressbar.OptionSetItsString(what), progressbar.OptionSetPredictTime(true),
+				progressbar.OptionSetWidth(20), progressbar.OptionSetDescription(desc))
+		}
 	}
-	p.bar.Set(i - p.first)
+	if p.bar != nil {
+		_ = p.bar.Set(i - p.first)
+	} else if now := time.Now(); now.Sub(p.logged) >= p.logEvery || i == n {
+		p.logged = now
+		rate := float64(i-p.first) / max(now.Sub(p.start).Seconds(), 1e-9)
+		fmt.Fprintf(p.w, "%s %d/%d (%.1f/s)\n", what, i, n, rate)
+	}
 	if i == n {
-		p.bar.Finish()
-		fmt.Fprintln(os.Stderr)
-		p.bar = nil
+		if p.bar != nil {
+			_ = p.bar.Finish()
+			fmt.Fprintln(p.w)
+		}
+		p.bar, p.start = nil, time.Time{}
 	}
 }
 
