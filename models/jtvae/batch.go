@@ -107,15 +107,15 @@ type schedule struct {
 
 // block is one level: messages start..start+count-1 (row order), with their
 // incoming messages as (table row, message within the block) pairs sorted by
-// message: in.idx are the rows, in.offsets each message's first pair, to
-// the message of each pair and iota 0..pairs-1 (bags over gathered rows).
-// label is each message's index among the schedule's labels and pairLabel
-// that of each pair's message: the GRU gathers its label terms per block,
-// so that backward touches label-sized gradients, not message-sized ones.
+// message: in.idx are the rows, in.offsets each message's first pair and
+// iota 0..pairs-1 (bags over gathered rows). label is each message's index
+// among the schedule's labels and pairLabel that of each pair's message:
+// the GRU gathers its label terms per block, so that backward touches
+// label-sized gradients, not message-sized ones.
 type block struct {
 	start, count     int64
 	in               agg
-	to, iota         *torch.Tensor
+	iota             *torch.Tensor
 	label, pairLabel *torch.Tensor
 }
 
@@ -129,7 +129,7 @@ func makeBlock(bd *builder, start int64, label []int64, in [][]int64) block {
 			iota, pairLabel = append(iota, int64(len(iota))), append(pairLabel, label[k])
 		}
 	}
-	return block{start: start, count: int64(len(in)), in: bd.agg(from, to, len(in)), to: bd.ints(to), iota: bd.ints(iota),
+	return block{start: start, count: int64(len(in)), in: bd.agg(from, to, len(in)), iota: bd.ints(iota),
 		label: bd.ints(label), pairLabel: bd.ints(pairLabel)}
 }
 
