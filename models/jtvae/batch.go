@@ -25,6 +25,9 @@ type Example struct {
 	// Smiles, when set, is the molecule the example was made from; the
 	// network does not read it (reports compare decodings with it).
 	Smiles string
+	// Packed, when set, holds Tree, Graph and Assembly encoded (Pack), and
+	// those fields are empty; Collate unpacks.
+	Packed []byte
 }
 
 // relabel returns examples with labels indexing cfg.Vocab (copies where
@@ -275,8 +278,11 @@ func collateWith(bd *builder, cfg Config, examples []Example) (*Batch, error) {
 	if len(examples) == 0 {
 		return nil, fmt.Errorf("jtvae batch: no examples")
 	}
-	examples, err := relabel(cfg, examples)
+	examples, err := unpackAll(examples)
 	if err != nil {
+		return nil, fmt.Errorf("jtvae batch: %w", err)
+	}
+	if examples, err = relabel(cfg, examples); err != nil {
 		return nil, fmt.Errorf("jtvae batch: %w", err)
 	}
 	for i := range examples {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
 // TestCacheMeasure compares featurising the first $TLBO_CACHE_MEASURE
@@ -27,22 +29,33 @@ func TestCacheMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	var got []Cached
 	read := cpuTime(t, func() { got, err = CachedExamples(o, f, smiles) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	bad := 0
+	bad, packed := 0, 0
 	for _, c := range got {
 		if c.Err != nil {
 			bad++
 		}
+		packed += len(c.Example.Packed)
 	}
+	unpack := cpuTime(t, func() {
+		for _, c := range got {
+			_, _ = c.Example.Unpack()
+		}
+	})
+	got = nil
+	heap := heldHeap(func() any { g, _ := CachedExamples(o, f, smiles); return g })
+	unpacked := heldHeap(func() any {
+		g, _ := CachedExamples(o, f, smiles)
+		ex := make([]jtvae.Example, len(g))
+		for i, c := range g {
+			ex[i], _ = c.Example.Unpack()
+		}
+		return ex
+	})
 	bytes := int64(0)
 	shards, _ := filepath.Glob(filepath.Join(o.Dir, "*", "shard-*.gob"))
 	for _, p := range shards {
@@ -50,14 +63,30 @@ func TestCacheMeasure(t *testing.T) {
 			bytes += st.Size()
 		}
 	}
-	runtime.KeepAlive(got)
-	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 	t.Logf("%d molecules (%d not featurisable), %d shards", len(smiles), bad, len(shards))
 	t.Logf("featurise and write: %.2f CPU s (%.2f ms per molecule); read: %.3f CPU s (%.3f ms per molecule); ratio %.0fx",
 		build.Seconds(), ms(build, len(smiles)), read.Seconds(), ms(read, len(smiles)), build.Seconds()/read.Seconds())
-	t.Logf("on disk %s (%.1f KiB per molecule); heap of the read examples %s (%.1f KiB per molecule, %s for 10,000)",
-		mib(float64(bytes)), float64(bytes)/1024/float64(len(smiles)), mib(heap), heap/1024/float64(len(smiles)),
-		mib(heap*10000/float64(len(smiles))))
+	perMolecule := func(h float64) string {
+		return fmt.Sprintf("%s (%.1f KiB per molecule, %s for 10,000)", mib(h), h/1024/float64(len(smiles)),
+			mib(h*10000/float64(len(smiles))))
+	}
+	t.Logf("on disk %s (%.1f KiB per molecule); packed examples %s; unpacking each once %.3f CPU s (%.3f ms per molecule)",
+		mib(float64(bytes)), float64(bytes)/1024/float64(len(smiles)), mib(float64(packed)), unpack.Seconds(), ms(unpack, len(smiles)))
+	t.Logf("heap held by the read cache %s; by the same examples unpacked %s", perMolecule(heap), perMolecule(unpacked))
+}
+
+// heldHeap returns the heap bytes that build's result holds: the live heap
+// with it, less the live heap once it is dropped.
+func heldHeap(build func() any) float64 {
+	var with, without runtime.MemStats
+	v := build()
+	runtime.GC()
+	runtime.ReadMemStats(&with)
+	runtime.KeepAlive(v)
+	v = nil
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	return float64(with.HeapAlloc) - float64(without.HeapAlloc)
 }
 
 // measureMolecules returns the shipped vocabulary and the first $env

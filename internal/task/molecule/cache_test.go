@@ -90,11 +90,18 @@ func checkCached(t *testing.T, got []Cached, smiles []string, f *Featuriser) {
 			}
 			continue
 		}
-		if err := diffExample(nilEmpty(reflect.ValueOf(got[i].Example)).Interface().(jtvae.Example),
+		if got[i].Example.Packed == nil {
+			t.Errorf("molecule %d %s: cached example not packed", i, s)
+		}
+		ex, err := got[i].Example.Unpack()
+		if err != nil {
+			t.Fatalf("molecule %d %s: %v", i, s, err)
+		}
+		if err := diffExample(nilEmpty(reflect.ValueOf(ex)).Interface().(jtvae.Example),
 			nilEmpty(reflect.ValueOf(want)).Interface().(jtvae.Example)); err != nil {
 			t.Errorf("molecule %d %s: %v", i, s, err)
 		}
-		if !reflect.DeepEqual(nilEmpty(reflect.ValueOf(got[i].Example)).Interface(), nilEmpty(reflect.ValueOf(want)).Interface()) {
+		if !reflect.DeepEqual(nilEmpty(reflect.ValueOf(ex)).Interface(), nilEmpty(reflect.ValueOf(want)).Interface()) {
 			t.Errorf("molecule %d %s: cached example differs", i, s)
 		}
 	}
