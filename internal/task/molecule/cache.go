@@ -208,12 +208,16 @@ func buildShards(o CacheOptions, f *Featuriser, dir string, smiles []string, tod
 			defer wg.Done()
 			for k := next.Add(1) - 1; k < int64(len(jobs)) && ctx.Err() == nil; k = next.Add(1) - 1 {
 				i := jobs[k]
-				out[i] = packCached(f.Featurise(smiles[i]))
+				ex, err := f.Featurise(smiles[i])
+				out[i] = Cached{Example: ex, Err: err}
 				s := i / size
-				if left[s].Add(-1) == 0 {
+				if left[s].Add(-1) == 0 { // the shard's last molecule: write it, then pack its examples
 					lo, hi := s*size, min(len(smiles), (s+1)*size)
 					if err := writeShard(shardPath(dir, s), filepath.Base(dir), lo, smiles[lo:hi], out[lo:hi]); err != nil {
 						fail(err)
+					}
+					for k := lo; k < hi; k++ {
+						out[k] = packCached(out[k].Example, out[k].Err)
 					}
 				}
 				if done.Add(1)%64 == 0 || int(done.Load()) == total {
@@ -251,19 +255,16 @@ func workerCount(w, jobs int) int {
 // payload, gob payload. Gob because an example is ragged (trees, graphs,
 // groups of candidate graphs) and gob stores it as it is, with no flattening
 // code to keep in step with jtvae.Example, and compactly: one-hot 0 and 1
-// features take 1 and 3 bytes, small indices one.
+// features take 1 and 3 bytes, small indices one. The examples of ex are
+// the featuriser's, not yet packed.
 func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
 	sh := shard{Key: key, Start: lo, Smiles: smiles, Examples: make([]jtvae.Example, len(ex)), Errors: make([]string, len(ex))}
 	for k, c := range ex {
-		ex, err := c.Example.Unpack() // shards keep the decoded form, as before packing
-		if err == nil {
-			err = c.Err
-		}
-		if err != nil {
-			sh.Errors[k] = err.Error()
+		if c.Err != nil {
+			sh.Errors[k] = c.Err.Error()
 			continue
 		}
-		sh.Examples[k] = ex
+		sh.Examples[k] = c.Example
 		sh.Examples[k].Vocab = nil
 	}
 	var payload bytes.Buffer
@@ -315,7 +316,6 @@ func readShard(path, key string, lo int, smiles []string, v Vocab, out []Cached)
 		}
 		sh.Examples[k].Vocab = v
 		out[k] = packCached(sh.Examples[k], nil)
-		sh.Examples[k] = jtvae.Example{} // the shard's decoded copy can go
 	}
 	return nil
 }
