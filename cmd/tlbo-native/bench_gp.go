@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/tlbo-native/tlbo-native/internal/bench"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/bench"
 
 	"github.com/urfave/cli/v2"
 	"gonum.org/v1/gonum/mat"

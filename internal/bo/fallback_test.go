@@ -28,7 +28,8 @@ func (lineTask) Parse(k string) (float64, error) { return parseFloat(k) }
 // lineModel is the identity map of R^1, invalid above 1.5.
 type lineModel struct{}
 
-func (lineModel) LatentDim() int { return 1 }
+func (lineModel) LatentDim() int       { return 1 }
+func (lineModel) Accept(float64) error { return nil }
 func (lineModel) Encode(xs []float64) (*mat.Dense, error) {
 	return mat.NewDense(len(xs), 1, append([]float64(nil), xs...)), nil
 }

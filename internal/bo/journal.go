@@ -99,8 +99,11 @@ type Version struct {
 	Version int `json:"version"`
 	// File is the weights file, relative to the run directory.
 	File string `json:"file"`
-	// Points is the size of the training set it was retrained on.
-	Points int `json:"points"`
+	// Points is the size of the data when the version was made; Excluded
+	// counts the objects among them the model does not accept (Model.Accept),
+	// which were left out of its retraining and surrogate data.
+	Points   int `json:"points"`
+	Excluded int `json:"excluded,omitempty"`
 	// Epochs is the retraining's length (0: no retraining).
 	Epochs float64 `json:"epochs"`
 	// RetrainSeconds is the retraining's wall time; SampleSeconds that of

@@ -23,7 +23,8 @@ func (gridTask) Parse(k string) (float64, error)  { return parseFloat(k) }
 // and clamped to [lo, hi]: nearby latent points decode to the same object.
 type gridModel struct{ step, lo, hi float64 }
 
-func (gridModel) LatentDim() int { return 1 }
+func (gridModel) LatentDim() int       { return 1 }
+func (gridModel) Accept(float64) error { return nil }
 func (gridModel) Encode(xs []float64) (*mat.Dense, error) {
 	return mat.NewDense(len(xs), 1, append([]float64(nil), xs...)), nil
 }

@@ -110,6 +110,9 @@ type runner[O any] struct {
 	data Data[O]   // retraining data: labelled start plus valid queries
 	util []float64 // sign * score of data
 	seen map[string]bool
+	// accepted holds the model's verdict (Model.Accept) on the first
+	// len(accepted) objects of data; later ones are not asked yet.
+	accepted []bool
 
 	queries  []Query
 	versions []Version
@@ -410,20 +413,19 @@ func (r *runner[O]) newVersion() error {
 	}
 	rec := Version{Version: v, File: versionFile(v), Points: r.data.Len(), Epochs: epochs}
 	start := time.Now()
-	if epochs > 0 {
-		weights, err := weighting.RankWeights(r.util, r.cfg.RankK, true)
+	if epochs > 0 || r.cfg.Strategy != StrategyPrior {
+		idx, err := r.acceptedData(r.data.Len())
 		if err != nil {
 			return fmt.Errorf("bo: retrain version %d: %w", v, err)
 		}
-		req := RetrainRequest[O]{
-			Objects: r.data.Objects, Scores: r.data.Scores, Weights: weights,
-			Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v,
+		rec.Excluded = r.data.Len() - len(idx)
+		if epochs > 0 {
+			losses, err := r.retrain(idx, epochs, v)
+			if err != nil {
+				return fmt.Errorf("bo: retrain version %d: %w", v, err)
+			}
+			rec.Losses = finiteMap(losses)
 		}
-		losses, err := r.model.Retrain(req)
-		if err != nil {
-			return fmt.Errorf("bo: retrain version %d: %w", v, err)
-		}
-		rec.Losses = finiteMap(losses)
 	}
 	rec.RetrainSeconds = time.Since(start).Seconds()
 	if err := r.saveModel(v); err != nil {
@@ -438,6 +440,47 @@ func (r *runner[O]) newVersion() error {
 	}
 	r.versions = append(r.versions, rec)
 	return nil
+}
+
+// retrain retrains the model on the data points idx, weighted by rank
+// among them, to make version v.
+func (r *runner[O]) retrain(idx []int, epochs float64, v int) (map[string]float64, error) {
+	req := RetrainRequest[O]{Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v}
+	util := make([]float64, len(idx))
+	for i, j := range idx {
+		req.Objects = append(req.Objects, r.data.Objects[j])
+		req.Scores = append(req.Scores, r.data.Scores[j])
+		util[i] = r.util[j]
+	}
+	weights, err := weighting.RankWeights(util, r.cfg.RankK, true)
+	if err != nil {
+		return nil, err
+	}
+	req.Weights = weights
+	return r.model.Retrain(req)
+}
+
+// acceptedData returns the indices of the first n data objects that the
+// model accepts, asking it about those it has not been asked about; each
+// newly refused object is logged. It fails when the model accepts none.
+func (r *runner[O]) acceptedData(n int) ([]int, error) {
+	for i := len(r.accepted); i < n; i++ {
+		err := r.model.Accept(r.data.Objects[i])
+		if err != nil {
+			r.logf("note: %s is left out of retraining and the surrogate's data: %v", r.task.Key(r.data.Objects[i]), err)
+		}
+		r.accepted = append(r.accepted, err == nil)
+	}
+	var idx []int
+	for i, ok := range r.accepted[:n] {
+		if ok {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("the model accepts none of the %d data objects", n)
+	}
+	return idx, nil
 }
 
 // saveModel saves the model as version v: into a temporary directory that
@@ -512,7 +555,15 @@ func (r *runner[O]) prepareSurrogate() error {
 	start := time.Now()
 	// The points are those of the data as they were when the version was
 	// made, also when queries of the version were replayed from the journal.
-	util := r.util[:r.versions[len(r.versions)-1].Points]
+	// Objects the model does not accept cannot be encoded and are left out.
+	accepted, err := r.acceptedData(r.versions[len(r.versions)-1].Points)
+	if err != nil {
+		return fmt.Errorf("bo: encode the latent points of version %d: %w", r.version, err)
+	}
+	util := make([]float64, len(accepted))
+	for i, j := range accepted {
+		util[i] = r.util[j]
+	}
 	idx := orderBest(util)
 	if r.cfg.Strategy == StrategyBO {
 		idx = gpSubset(util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))
@@ -520,7 +571,7 @@ func (r *runner[O]) prepareSurrogate() error {
 	objs := make([]O, len(idx))
 	u := make([]float64, len(idx))
 	for i, j := range idx {
-		objs[i], u[i] = r.data.Objects[j], r.util[j]
+		objs[i], u[i] = r.data.Objects[accepted[j]], util[j]
 	}
 	z, err := r.model.Encode(objs)
 	if err != nil {

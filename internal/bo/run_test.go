@@ -217,7 +217,8 @@ func (coarseTask) Parse(k string) (float64, error) {
 
 type coarseModel struct{}
 
-func (coarseModel) LatentDim() int { return 1 }
+func (coarseModel) LatentDim() int       { return 1 }
+func (coarseModel) Accept(float64) error { return nil }
 func (coarseModel) Encode(xs []float64) (*mat.Dense, error) {
 	return mat.NewDense(len(xs), 1, append([]float64(nil), xs...)), nil
 }

@@ -26,6 +26,13 @@ type Task[O any] interface {
 type Model[O any] interface {
 	// LatentDim returns the dimension of the latent space.
 	LatentDim() int
+	// Accept returns nil when the model can take obj as a training example
+	// and encode it, and otherwise why not (a molecule whose junction tree
+	// cannot be built). The loop leaves an object it does not accept out of
+	// retraining and of the surrogate's data; a query that decoded to it
+	// stays among the results with its score. The verdict on an object must
+	// not change with retraining.
+	Accept(obj O) error
 	// Encode returns the encoder means of objs (len(objs) x LatentDim).
 	Encode(objs []O) (*mat.Dense, error)
 	// Decode decodes the rows of z; valid[i] is false when row i decodes to

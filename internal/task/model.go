@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -17,7 +18,8 @@ type model[O, E any] struct {
 	tr      *models.Trainer[E]
 	decode  DecodeOptions
 	key     func(O) string
-	example map[string]E // examples of the objects seen, by key
+	example map[string]E     // examples of the objects seen, by key
+	refused map[string]error // why objects were refused as examples, by key
 }
 
 // OpenModel loads the pretrained checkpoint req.Path onto env.Device with a
@@ -51,7 +53,7 @@ func (d *defined[O, E]) OpenModel(env *Env, req ModelRequest) (Model, error) {
 		net.Close()
 		return nil, err
 	}
-	return &model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}}, nil
+	return &model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{}}, nil
 }
 
 func (m *model[O, E]) LatentDim() int { return m.net.LatentDim() }
@@ -59,6 +61,26 @@ func (m *model[O, E]) LatentDim() int { return m.net.LatentDim() }
 func (m *model[O, E]) Close() {
 	m.tr.Close()
 	m.net.Close()
+}
+
+// Accept makes obj's example (kept for later use) and returns the error
+// that prevented it, if any; a refusal is remembered too, so that an object
+// is featurised once whatever the outcome.
+func (m *model[O, E]) Accept(obj any) error {
+	typed, err := fromAny[O]([]any{obj})
+	if err != nil {
+		return err
+	}
+	k := m.key(typed[0])
+	if err, ok := m.refused[k]; ok {
+		return err
+	}
+	if _, err := m.d.examples(typed, m.example, m.key); err != nil {
+		err = errors.Unwrap(err) // drop "object 0"
+		m.refused[k] = err
+		return err
+	}
+	return nil
 }
 
 func (m *model[O, E]) examples(objs []any) ([]E, error) {

@@ -147,6 +147,9 @@ type Dataset struct {
 // and back; retrained in place between queries.
 type Model interface {
 	LatentDim() int
+	// Accept returns nil when obj can be a training example of the network
+	// (and encoded), and otherwise why not.
+	Accept(obj any) error
 	// Encode returns the encoder means of objs (len(objs) x LatentDim, row-major).
 	Encode(objs []any) ([]float64, error)
 	// Decode decodes n latent points (row-major); valid[i] is false when

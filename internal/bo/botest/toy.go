@@ -139,6 +139,12 @@ type Model struct {
 	Retrains int
 	// Rate is the fraction of the way the centre moves per epoch (default 0.5).
 	Rate float64
+	// Refuse, when set, makes the model refuse the objects it returns an
+	// error for, as a featuriser that cannot take some molecules: Accept
+	// returns the error, and Encode and Retrain fail on them.
+	Refuse func(x []float64) error
+	// Asked counts the calls of Accept.
+	Asked int
 }
 
 // Model returns a fresh model (centre 0) of the problem.
@@ -147,12 +153,26 @@ func (p *Problem) Model() *Model { return &Model{p: p, centre: make([]float64, p
 // LatentDim returns d.
 func (m *Model) LatentDim() int { return m.p.d }
 
+// Accept returns Refuse's verdict on x (nil without Refuse).
+func (m *Model) Accept(x []float64) error {
+	m.Asked++
+	if m.Refuse == nil {
+		return nil
+	}
+	return m.Refuse(x)
+}
+
 // Encode returns A⁺x - c for each object.
 func (m *Model) Encode(objs [][]float64) (*mat.Dense, error) {
 	z := mat.NewDense(len(objs), m.p.d, nil)
 	for i, x := range objs {
 		if len(x) != m.p.dim {
 			return nil, fmt.Errorf("botest: object %d has %d coordinates, want %d", i, len(x), m.p.dim)
+		}
+		if m.Refuse != nil {
+			if err := m.Refuse(x); err != nil {
+				return nil, fmt.Errorf("botest: object %d: %w", i, err)
+			}
 		}
 		for k := 0; k < m.p.d; k++ {
 			z.Set(i, k, mat.Dot(m.p.pinv.RowView(k), mat.NewVecDense(m.p.dim, x))-m.centre[k])

@@ -195,6 +195,42 @@ func TestTrainSynthetic(t *testing.T) {
 	if err != nil || len(sampled) != 2 || len(valid) != 2 {
 		t.Errorf("stochastic decoding: %q %v %v", sampled, valid, err)
 	}
+	checkAccept(t, tk, env, out)
+}
+
+// unkekulizable is a molecule a JT-VAE decoded in a BO run: valid, but its
+// junction tree cannot be built (a ring fragment fails kekulization).
+const unkekulizable = "CC1(C)CC(=O)Cc2cc3cc(OC(=O)c4ccc5[nH]ccc5c4)ccc3n21"
+
+// checkAccept checks the BO model's verdicts: a molecule of the data is
+// accepted, one whose tree cannot be built is refused with the reason, the
+// same way when asked again, and a retraining that includes it fails.
+func checkAccept(t *testing.T, tk task.Task, env *task.Env, ckpt string) {
+	t.Helper()
+	elbo, _ := models.ParseELBO("lbo")
+	m, err := tk.OpenModel(env, task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Accept(sampleSmiles[0]); err != nil {
+		t.Errorf("Accept(%s): %v", sampleSmiles[0], err)
+	}
+	first := m.Accept(unkekulizable)
+	if first == nil || !strings.Contains(first.Error(), "kekulize") {
+		t.Errorf("Accept(%s) = %v, want a kekulization error", unkekulizable, first)
+	}
+	if again := m.Accept(unkekulizable); again != first {
+		t.Errorf("asked again: %v, want the remembered %v", again, first)
+	}
+	if err := m.Accept(42); err == nil {
+		t.Error("an object that is no SMILES string was accepted")
+	}
+	req := task.RetrainRequest{Objects: []any{sampleSmiles[0], unkekulizable}, Scores: []float64{1, 2},
+		Weights: []float64{1, 1}, Epochs: 1, Seed: 1}
+	if _, err := m.Retrain(req); err == nil {
+		t.Error("retraining on a refused molecule succeeded")
+	}
 }
 
 func TestDatasetFromFile(t *testing.T) {
