@@ -59,6 +59,12 @@
 //     best raw samples instead.
 //   - Random search samples the encoded data's box (above), as the
 //     authors' expression and topology scripts do.
+//   - Objects the model does not accept (Model.Accept: a molecule whose
+//     junction tree cannot be built) stay out of its retraining and the
+//     GP's data, as the authors' molecule data module leaves out new
+//     molecules outside its vocabulary; a query that decoded to one keeps
+//     its score among the results. Each version's journal record counts
+//     them (excluded).
 //   - The journal records per model version the retraining's mean losses
 //     as the model reports them (the task models: total, rec, kl, pred,
 //     metric, beta), per query the GP fit (log marginal likelihood, noise,
