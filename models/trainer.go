@@ -410,6 +410,7 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 			progress(i+1, steps, l)
 		}
 	}
+	torch.ReleaseFreeMemory() // the steps' freed tensors, before the next phase runs on another thread
 	return sum.Scaled(1 / float64(steps)), nil
 }
 

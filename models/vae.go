@@ -136,6 +136,7 @@ func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
 			out = append(out, mu...)
 		}
 	})
+	torch.ReleaseFreeMemory() // the batches' freed tensors (see ReleaseFreeMemory)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}

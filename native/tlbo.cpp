@@ -10,6 +10,9 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -311,6 +314,14 @@ void write_trace(const std::string &path, const prof::thread_event_lists &lists)
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 }  // namespace
+
+int tlbo_release_free_memory(void) {
+#if defined(__GLIBC__)
+  return malloc_trim(0);
+#else
+  return 0;
+#endif
+}
 
 int tlbo_profile_start(const char *path, char **err) {
   return guarded(err, [&] {

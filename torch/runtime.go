@@ -51,6 +51,16 @@ func SetNumThreads(n int) error {
 // NumThreads returns the number of intra-op threads of libtorch.
 func NumThreads() int { return int(C.tlbo_get_num_threads()) }
 
+// ReleaseFreeMemory hands the native heap's free pages back to the system
+// and reports whether there were any (glibc's malloc_trim; false elsewhere).
+//
+// glibc keeps what libtorch and RDKit free in per-thread arenas, and cgo
+// calls run on whichever OS thread the goroutine is on, so a long program
+// that alternates large phases (a retraining, an encoding pass) gathers a
+// freed copy of a phase's working set in each arena it passed through. Call
+// it after such a phase to keep the resident size near the live size.
+func ReleaseFreeMemory() bool { return C.tlbo_release_free_memory() != 0 }
+
 // noGradDepth counts active NoGrad scopes; gradient recording is process-wide
 // because goroutines migrate between OS threads, where libtorch keeps its mode.
 var noGradDepth atomic.Int32
