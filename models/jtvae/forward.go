@@ -26,12 +26,23 @@ type gruPass struct {
 func (g *gru) pass(s schedule, emb *nn.Embedding, tanh bool) gruPass {
 	x := emb.Forward(s.labels)
 	h := x.Shape()[1]
+	// Views of parameters join no scope: the ones used only here are
+	// closed here, the message halves by close.
+	wzX, whX := g.Wz.Weight.Narrow(1, 0, h), g.Wh.Weight.Narrow(1, 0, h)
+	defer wzX.Close()
+	defer whX.Close()
 	return gruPass{
 		g: g, wzH: g.Wz.Weight.Narrow(1, h, h), whH: g.Wh.Weight.Narrow(1, h, h), tanh: tanh,
-		xz: torch.Linear(x, g.Wz.Weight.Narrow(1, 0, h), g.Wz.Bias),
+		xz: torch.Linear(x, wzX, g.Wz.Bias),
 		xr: g.Wr.Forward(x),
-		xh: torch.Linear(x, g.Wh.Weight.Narrow(1, 0, h), g.Wh.Bias),
+		xh: torch.Linear(x, whX, g.Wh.Bias),
 	}
+}
+
+// close releases the pass's views of parameters (autograd keeps what it needs).
+func (p gruPass) close() {
+	p.wzH.Close()
+	p.whH.Close()
 }
 
 // step is one GRU update of a block of messages (the authors' GraphGRU /
@@ -58,6 +69,7 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 // schedule's tables do not all live until the scope closes.
 func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	p := g.pass(s, emb, tanh)
+	defer p.close()
 	hidden := p.xz.Shape()[1]
 	zero := p.xz.NewZeros([]int64{1, hidden})
 	if s.iterations > 1 { // synchronous sweeps over every message
@@ -180,9 +192,12 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo, wordAcc,
 
 	// U_i [x, o]: the label half once per distinct label
 	hidden := table.Shape()[1]
-	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias)
+	uiX, uiO := d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Weight.Narrow(1, hidden, hidden) // parameter views: no scope
+	defer uiX.Close()
+	defer uiO.Close()
+	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), uiX, d.Ui.Bias)
 	o := b.stopIn.sum(table)
-	h := x.IndexSelect(0, b.stopLabels.of).Add(torch.Linear(o, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
+	h := x.IndexSelect(0, b.stopLabels.of).Add(torch.Linear(o, uiO, nil))
 	if d.stopReLU {
 		h = h.Relu()
 	}
