@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/models/weighting"
@@ -383,6 +384,11 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 	if err != nil {
 		return Losses{}, err
 	}
+	// One OS thread for all steps, so that glibc serves the native side from
+	// one arena instead of keeping a freed working set in each one the
+	// goroutine would hop through.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	bs := min(t.Opts.BatchSize, d.Len())
 	examples := make([]E, bs)
 	var y []float64

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -128,6 +129,8 @@ func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
 	v.SetTraining(false)
 	defer v.SetTraining(training)
 	var err error
+	runtime.LockOSThread() // one malloc arena for the pass (see Trainer.TrainSteps)
+	defer runtime.UnlockOSThread()
 	torch.NoGrad(func() {
 		size := encodeBatchSize(v)
 		for lo := 0; lo < len(examples) && err == nil; lo += size {
