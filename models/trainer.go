@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/models/weighting"
@@ -384,11 +383,6 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 	if err != nil {
 		return Losses{}, err
 	}
-	// One OS thread for all steps, so that glibc serves the native side from
-	// one arena instead of keeping a freed working set in each one the
-	// goroutine would hop through.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	bs := min(t.Opts.BatchSize, d.Len())
 	examples := make([]E, bs)
 	var y []float64
@@ -396,27 +390,32 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 		y = make([]float64, bs)
 	}
 	var sum Losses
-	for i := range steps {
-		for k, j := range sampler.Sample(bs) {
-			examples[k] = d.Examples[j]
-			if y != nil {
-				y[k] = d.Labels[j]
+	err = torch.OnOneThread(func() error {
+		for i := range steps {
+			for k, j := range sampler.Sample(bs) {
+				examples[k] = d.Examples[j]
+				if y != nil {
+					y[k] = d.Labels[j]
+				}
+			}
+			batch := examples
+			if t.Augment != nil {
+				batch = t.Augment(examples, t.rng)
+			}
+			l, err := t.TrainBatch(batch, y)
+			if err != nil {
+				return err
+			}
+			sum.Add(l, 1)
+			if progress != nil {
+				progress(i+1, steps, l)
 			}
 		}
-		batch := examples
-		if t.Augment != nil {
-			batch = t.Augment(examples, t.rng)
-		}
-		l, err := t.TrainBatch(batch, y)
-		if err != nil {
-			return Losses{}, err
-		}
-		sum.Add(l, 1)
-		if progress != nil {
-			progress(i+1, steps, l)
-		}
+		return nil
+	})
+	if err != nil {
+		return Losses{}, err
 	}
-	torch.ReleaseFreeMemory() // the steps' freed tensors, before the next phase runs on another thread
 	return sum.Scaled(1 / float64(steps)), nil
 }
 

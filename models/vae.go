@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -128,18 +127,18 @@ func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
 	training := v.IsTraining()
 	v.SetTraining(false)
 	defer v.SetTraining(training)
-	var err error
-	runtime.LockOSThread() // one malloc arena for the pass (see Trainer.TrainSteps)
-	defer runtime.UnlockOSThread()
-	torch.NoGrad(func() {
-		size := encodeBatchSize(v)
-		for lo := 0; lo < len(examples) && err == nil; lo += size {
-			var mu []float64
-			mu, err = encodeBatch(v, examples[lo:min(lo+size, len(examples))])
-			out = append(out, mu...)
-		}
+	err := torch.OnOneThread(func() error {
+		var err error
+		torch.NoGrad(func() {
+			size := encodeBatchSize(v)
+			for lo := 0; lo < len(examples) && err == nil; lo += size {
+				var mu []float64
+				mu, err = encodeBatch(v, examples[lo:min(lo+size, len(examples))])
+				out = append(out, mu...)
+			}
+		})
+		return err
 	})
-	torch.ReleaseFreeMemory() // the batches' freed tensors (see ReleaseFreeMemory)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}

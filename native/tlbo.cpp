@@ -10,9 +10,6 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -23,6 +20,10 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>  // malloc_trim
+#endif
 
 struct tlbo_tensor_s {
   at::Tensor t;

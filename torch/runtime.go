@@ -5,6 +5,7 @@ package torch
 import "C"
 
 import (
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -54,12 +55,22 @@ func NumThreads() int { return int(C.tlbo_get_num_threads()) }
 // ReleaseFreeMemory hands the native heap's free pages back to the system
 // and reports whether there were any (glibc's malloc_trim; false elsewhere).
 //
-// glibc keeps what libtorch and RDKit free in per-thread arenas, and cgo
+// glibc keeps what native libraries free in per-thread arenas, and cgo
 // calls run on whichever OS thread the goroutine is on, so a long program
-// that alternates large phases (a retraining, an encoding pass) gathers a
-// freed copy of a phase's working set in each arena it passed through. Call
-// it after such a phase to keep the resident size near the live size.
+// that alternates large phases gathers a freed copy of a phase's working
+// set in each arena it passed through. Call it after such a phase to keep
+// the resident size near the live size (OnOneThread does).
 func ReleaseFreeMemory() bool { return C.tlbo_release_free_memory() != 0 }
+
+// OnOneThread runs fn, a phase of many native calls (training steps, an
+// encoding pass), on one locked OS thread, so that glibc serves it from one
+// malloc arena, then hands the memory it freed back (ReleaseFreeMemory).
+func OnOneThread(fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ReleaseFreeMemory()
+	return fn()
+}
 
 // noGradDepth counts active NoGrad scopes; gradient recording is process-wide
 // because goroutines migrate between OS threads, where libtorch keeps its mode.

@@ -446,18 +446,25 @@ func (r *runner[O]) newVersion() error {
 // among them, to make version v.
 func (r *runner[O]) retrain(idx []int, epochs float64, v int) (map[string]float64, error) {
 	req := RetrainRequest[O]{Epochs: epochs, Seed: deriveSeed(r.cfg.Seed, streamRetrain, uint64(v)), Version: v}
-	util := make([]float64, len(idx))
-	for i, j := range idx {
+	for _, j := range idx {
 		req.Objects = append(req.Objects, r.data.Objects[j])
 		req.Scores = append(req.Scores, r.data.Scores[j])
-		util[i] = r.util[j]
 	}
-	weights, err := weighting.RankWeights(util, r.cfg.RankK, true)
+	weights, err := weighting.RankWeights(r.utilAt(idx), r.cfg.RankK, true)
 	if err != nil {
 		return nil, err
 	}
 	req.Weights = weights
 	return r.model.Retrain(req)
+}
+
+// utilAt returns the utilities of the data points idx.
+func (r *runner[O]) utilAt(idx []int) []float64 {
+	u := make([]float64, len(idx))
+	for i, j := range idx {
+		u[i] = r.util[j]
+	}
+	return u
 }
 
 // acceptedData returns the indices of the first n data objects that the
@@ -560,10 +567,7 @@ func (r *runner[O]) prepareSurrogate() error {
 	if err != nil {
 		return fmt.Errorf("bo: encode the latent points of version %d: %w", r.version, err)
 	}
-	util := make([]float64, len(accepted))
-	for i, j := range accepted {
-		util[i] = r.util[j]
-	}
+	util := r.utilAt(accepted)
 	idx := orderBest(util)
 	if r.cfg.Strategy == StrategyBO {
 		idx = gpSubset(util, r.cfg.NBest, r.cfg.NRand, newRand(r.cfg.Seed, streamSubset, uint64(r.version)))

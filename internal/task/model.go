@@ -1,7 +1,6 @@
 package task
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -67,19 +66,23 @@ func (m *model[O, E]) Close() {
 // that prevented it, if any; a refusal is remembered too, so that an object
 // is featurised once whatever the outcome.
 func (m *model[O, E]) Accept(obj any) error {
-	typed, err := fromAny[O]([]any{obj})
-	if err != nil {
-		return err
+	o, ok := obj.(O)
+	if !ok {
+		return fmt.Errorf("object is a %T, want %T", obj, o)
 	}
-	k := m.key(typed[0])
+	k := m.key(o)
+	if _, ok := m.example[k]; ok {
+		return nil
+	}
 	if err, ok := m.refused[k]; ok {
 		return err
 	}
-	if _, err := m.d.examples(typed, m.example, m.key); err != nil {
-		err = errors.Unwrap(err) // drop "object 0"
+	e, err := m.d.s.Example(o)
+	if err != nil {
 		m.refused[k] = err
 		return err
 	}
+	m.example[k] = e
 	return nil
 }
 

@@ -46,13 +46,13 @@ func (ex Example) Unpack() (Example, error) {
 // unpackAll returns examples with every packed one unpacked (a copy where
 // any is).
 func unpackAll(examples []Example) ([]Example, error) {
-	out := examples
+	out, copied := examples, false
 	for i, ex := range examples {
 		if ex.Packed == nil {
 			continue
 		}
-		if &out[0] == &examples[0] {
-			out = slices.Clone(examples)
+		if !copied {
+			out, copied = slices.Clone(examples), true
 		}
 		var err error
 		if out[i], err = ex.Unpack(); err != nil {
