@@ -67,7 +67,10 @@ func scoreCommand() *cli.Command {
 				Name:      t.Name(),
 				Usage:     "print the objective of each object, one line each (" + t.Usage() + ")",
 				ArgsUsage: "OBJECT... (none: one per line on stdin)",
-				Flags:     optionFlagsOf(t),
+				Description: "One output line per input, in input order (on stdin every line is an input, a blank one\n" +
+					"included). An input that cannot be scored gets the task's failure score, a tab and the reason\n" +
+					"on its line; the exit status is then 1, after every line has been printed.",
+				Flags: optionFlagsOf(t),
 				Action: func(c *cli.Context) error {
 					env, err := taskEnv(c, t)
 					if err != nil {

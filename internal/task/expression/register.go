@@ -2,7 +2,9 @@ package expression
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -124,27 +126,60 @@ func buildData(env *task.Env, dir string) error {
 }
 
 // scoreArgs prints min(7, log(1 + MSE)) for each expression of args (or
-// of stdin's lines when there are none), failures' reasons on stderr.
+// of stdin's lines when there are none): one line per input in input order,
+// an input that cannot be scored (an empty line included) as the failure
+// score, a tab and the reason. It returns an error after printing every line
+// when any failed.
 func scoreArgs(env *task.Env, args []string) error {
 	obj, err := NewObjective(env.Param("target"))
 	if err != nil {
 		return err
 	}
 	if len(args) == 0 {
-		if args, err = readTextLines(os.Stdin, "stdin"); err != nil {
+		if args, err = inputLines(os.Stdin, "stdin"); err != nil {
 			return err
 		}
 	}
-	w := bufio.NewWriter(env.Stdout)
-	defer w.Flush()
-	for _, e := range args {
-		s, err := obj.TryScore(e)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s: %v\n", e, err)
+	return scoreLines(env.Stdout, obj, args)
+}
+
+// scoreLines writes one line per expression of in (see scoreArgs).
+func scoreLines(out io.Writer, obj *Objective, in []string) error {
+	w := bufio.NewWriter(out)
+	failed := 0
+	for _, e := range in {
+		s, err := FailureScore, errors.New("empty line")
+		if strings.TrimSpace(e) != "" {
+			s, err = obj.TryScore(e)
 		}
-		fmt.Fprintln(w, strconv.FormatFloat(s, 'g', -1, 64))
+		line := strconv.FormatFloat(s, 'g', -1, 64)
+		if err != nil {
+			failed++
+			line += "\t" + strings.Join(strings.Fields(err.Error()), " ")
+		}
+		fmt.Fprintln(w, line)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("score expression: %d of %d expressions failed (their lines: the failure score %g, a tab, the reason)", failed, len(in), FailureScore)
 	}
 	return nil
+}
+
+// inputLines reads every line of r, blank ones included, spaces trimmed.
+func inputLines(r io.Reader, name string) ([]string, error) {
+	var lines []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimSpace(sc.Text()))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return lines, nil
 }
 
 // Grammar returns the expression grammar in the form the grammar VAE takes.

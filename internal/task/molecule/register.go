@@ -299,27 +299,60 @@ func buildData(env *task.Env, dir string) error {
 	return nil
 }
 
-// scoreArgs prints "SMILES score" for each SMILES of args (or of stdin's
-// lines), the failure score with the reason on stderr when one cannot be
-// scored.
+// scoreArgs prints "SMILES<tab>score" for each SMILES of args (or of the
+// first field of each of stdin's lines): one line per input in input order,
+// an input that cannot be scored (an empty line included) with the failure
+// score, a tab and the reason. It returns an error after printing every line
+// when any failed.
 func scoreArgs(env *task.Env, args []string) error {
 	chem.SetLogging(env.Param(optRDKitLog) == "true")
 	if len(args) == 0 {
 		var err error
-		if args, err = readSmilesLines(os.Stdin, "stdin"); err != nil {
+		if args, err = inputLines(os.Stdin, "stdin"); err != nil {
 			return err
 		}
 	}
-	w := bufio.NewWriter(env.Stdout)
-	defer w.Flush()
-	for _, s := range args {
+	return scoreLines(env.Stdout, args)
+}
+
+// scoreLines writes one line per SMILES of in (see scoreArgs).
+func scoreLines(out io.Writer, in []string) error {
+	w := bufio.NewWriter(out)
+	failed := 0
+	for _, s := range in {
 		v, err := Score(s)
+		fmt.Fprintf(w, "%s\t%s", s, strconv.FormatFloat(v, 'g', -1, 64))
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s: %v\n", s, err)
+			failed++
+			fmt.Fprintf(w, "\t%s", strings.Join(strings.Fields(err.Error()), " "))
 		}
-		fmt.Fprintf(w, "%s %s\n", s, strconv.FormatFloat(v, 'g', -1, 64))
+		fmt.Fprintln(w)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("score molecule: %d of %d molecules failed (their lines: SMILES, the failure score %g, the reason, tab-separated)", failed, len(in), FailureScore)
 	}
 	return nil
+}
+
+// inputLines reads the first field of every line of r, "" for a blank one.
+func inputLines(r io.Reader, name string) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		first := ""
+		if fs := strings.Fields(sc.Text()); len(fs) > 0 {
+			first = fs[0]
+		}
+		out = append(out, first)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return out, nil
 }
 
 // newNetwork returns a JT-VAE over the bound vocabulary with --hidden.

@@ -85,18 +85,35 @@ func ReadDesigns(path string) ([]Design, error) {
 
 // designsOf checks and converts an array of designs.
 func designsOf(path string, a numpy.Array) ([]Design, error) {
+	out, errs, err := checkDesigns(path, a)
+	if err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// checkDesigns converts an array of designs, each checked on its own: err
+// is set when the array's shape or type is not that of designs, errs[i]
+// (with out[i] nil) when design i has a pixel other than 0 or 1.
+func checkDesigns(path string, a numpy.Array) (out []Design, errs []error, err error) {
 	shape := a.Shape
 	if len(shape) == 2 {
 		shape = append([]int{1}, shape...)
 	}
 	if len(shape) != 3 || shape[1] != Side || shape[2] != Side || shape[0] < 1 {
-		return nil, fmt.Errorf("%s: array %q of shape %v, want (n, %d, %d) with n >= 1 or (%d, %d)", path, a.Name, a.Shape, Side, Side, Side, Side)
+		return nil, nil, fmt.Errorf("%s: array %q of shape %v, want (n, %d, %d) with n >= 1 or (%d, %d)", path, a.Name, a.Shape, Side, Side, Side, Side)
 	}
 	v, err := a.Float64s()
 	if err != nil {
-		return nil, fmt.Errorf("%s: array %q: %w", path, a.Name, err)
+		return nil, nil, fmt.Errorf("%s: array %q: %w", path, a.Name, err)
 	}
-	out := make([]Design, shape[0])
+	out, errs = make([]Design, shape[0]), make([]error, shape[0])
+designs:
 	for i := range out {
 		d := make(Design, Pixels)
 		for j, x := range v[i*Pixels : (i+1)*Pixels] {
@@ -105,12 +122,13 @@ func designsOf(path string, a numpy.Array) ([]Design, error) {
 			case 1:
 				d[j] = 1
 			default:
-				return nil, fmt.Errorf("%s: array %q: design %d pixel (%d, %d) is %v, want 0 or 1", path, a.Name, i, j/Side, j%Side, x)
+				errs[i] = fmt.Errorf("%s: array %q: design %d pixel (%d, %d) is %v, want 0 or 1", path, a.Name, i, j/Side, j%Side, x)
+				continue designs
 			}
 		}
 		out[i] = d
 	}
-	return out, nil
+	return out, errs, nil
 }
 
 // WriteDesigns writes designs as a uint8 .npy of shape (n, 40, 40),

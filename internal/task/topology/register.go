@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	conv "github.com/tlbo-native/tlbo-native/models/topology"
@@ -106,7 +108,10 @@ func (o Objective) Describe() map[string]string {
 }
 
 // scoreArgs prints the similarity with the target of every design of the
-// .npy files named by args, one line each.
+// .npy files named by args: one line per design in input order; a design
+// with a pixel other than 0 or 1 gets the failure score, a tab and the
+// reason, and so does a file that cannot be read as designs (one line for
+// the file). It returns an error after printing every line when any failed.
 func scoreArgs(env *task.Env, args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("score topology: name one or more .npy files of designs")
@@ -118,15 +123,37 @@ func scoreArgs(env *task.Env, args []string) error {
 	o := obj.(Objective)
 	fmt.Fprintf(env.Stderr, "target: %s\n", o.desc)
 	w := bufio.NewWriter(env.Stdout)
-	defer w.Flush()
+	n, failed := 0, 0
+	fail := func(err error) {
+		failed++
+		fmt.Fprintf(w, "%s\t%s\n", strconv.FormatFloat(o.FailureScore(), 'g', -1, 64), strings.Join(strings.Fields(err.Error()), " "))
+	}
 	for _, path := range args {
-		ds, err := ReadDesigns(path)
-		if err != nil {
-			return err
+		a, err := numpy.ReadNPY(path)
+		var ds []Design
+		var errs []error
+		if err == nil {
+			ds, errs, err = checkDesigns(path, a)
 		}
-		for _, d := range ds {
+		if err != nil {
+			n++
+			fail(err)
+			continue
+		}
+		for i, d := range ds {
+			n++
+			if errs[i] != nil {
+				fail(errs[i])
+				continue
+			}
 			fmt.Fprintln(w, strconv.FormatFloat(Similarity(d, o.Target), 'g', -1, 64))
 		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("score topology: %d of %d inputs failed (their lines: the failure score %g, a tab, the reason)", failed, n, o.FailureScore())
 	}
 	return nil
 }

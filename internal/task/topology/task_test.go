@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/simp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
@@ -180,6 +181,41 @@ func TestScoreVerb(t *testing.T) {
 	}
 	if err := tk.Score(env, nil); err == nil {
 		t.Fatal("score without files accepted")
+	}
+
+	// Bad inputs: a design with a pixel 2 among good ones, a missing file,
+	// an array of the wrong shape. One line each, in order, the failure score
+	// 0 and the reason after a tab; the error comes after every line.
+	bad, shape := filepath.Join(dir, "bad.npy"), filepath.Join(dir, "shape.npy")
+	px := make([]float64, 3*Pixels)
+	for i, v := range a {
+		px[i] = float64(v)
+	}
+	px[Pixels+7] = 2
+	if err := numpy.WriteNPY(bad, numpy.Array{Name: "d", Shape: []int{3, Side, Side}, Data: px}); err != nil {
+		t.Fatal(err)
+	}
+	if err := numpy.WriteNPY(shape, numpy.Array{Name: "d", Shape: []int{2, 3}, Data: make([]float64, 6)}); err != nil {
+		t.Fatal(err)
+	}
+	env = testEnv("", map[string]string{optTarget: tf})
+	err := tk.Score(env, []string{bad, filepath.Join(dir, "missing.npy"), df, shape})
+	if err == nil || !strings.Contains(err.Error(), "3 of 8 inputs failed") {
+		t.Errorf("error %v, want 3 of 8 inputs failed", err)
+	}
+	got := strings.Split(strings.TrimSuffix(env.Stdout.(*bytes.Buffer).String(), "\n"), "\n")
+	want := []string{"1", "0\tpixel (0, 7) is 2", "0", "0\tmissing.npy", "1", "0.5", "0", "0\tshape [2 3]"}
+	if len(got) != len(want) {
+		t.Fatalf("output %q, want lines like %q", got, want)
+	}
+	for i, w := range want {
+		if score, reason, failed := strings.Cut(w, "\t"); failed {
+			if !strings.HasPrefix(got[i], score+"\t") || !strings.Contains(got[i], reason) {
+				t.Errorf("line %d: %q, want the failure score and a reason naming %q", i+1, got[i], reason)
+			}
+		} else if got[i] != w {
+			t.Errorf("line %d: %q, want %q", i+1, got[i], w)
+		}
 	}
 }
 
