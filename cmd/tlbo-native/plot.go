@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,10 +23,15 @@ import (
 func plotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plot",
-		Usage:     "plot the best score against the number of evaluations of one or more runs",
+		Usage:     "plot the best score against the number of distinct evaluations of one or more runs",
 		ArgsUsage: "RUN_DIR...",
-		Description: "Runs whose configurations differ only in the seed are drawn as one curve, their mean,\n" +
-			"with a band of one standard deviation; the legend names the settings that differ.",
+		Description: "The x-axis counts distinct evaluations: 0 is the labelled start, 1 the first object\n" +
+			"evaluated; a repeat of an object already evaluated in the run, a score known from the data and\n" +
+			"an invalid decode add no point. Runs whose configurations differ only in the seed are drawn as\n" +
+			"one curve, their mean over the length of the run with fewest distinct evaluations, with a band\n" +
+			"of one standard deviation; the legend names the settings that differ and counts the runs and\n" +
+			"seeds (from the runs' configurations). Runs of different tasks or directions (maximised,\n" +
+			"minimised) are refused.",
 		Flags: []cli.Flag{
 			// Not Required: urfave would demand it of the subcommands too.
 			&cli.StringFlag{Name: "out", Usage: "output PNG file (required)"},
@@ -47,13 +53,21 @@ func plotCommand() *cli.Command {
 				}
 				curves = append(curves, cv)
 			}
+			if err := bo.CheckAxis(curves); err != nil {
+				return fmt.Errorf("plot: %w", err)
+			}
 			groups := bo.GroupCurves(curves)
 			if err := writeBestPlot(c.String("out"), c.String("title"), groups); err != nil {
 				return err
 			}
 			for _, g := range groups {
+				var distinct, queries, known []int
+				for _, r := range g.Runs {
+					distinct, queries, known = append(distinct, r.Distinct()), append(queries, r.Queries), append(known, r.Known)
+				}
 				last := len(g.Mean) - 1
-				fmt.Printf("%s: %d run(s), best after %d queries %.4g ± %.2g\n", label(g), len(g.Runs), last, g.Mean[last], g.Std[last])
+				fmt.Printf("%s: %s, %s distinct evaluations of %s queries (%s repeats avoided), best after %d: %.4g ± %.2g\n",
+					label(g), g.Count(), span(distinct), span(queries), span(known), last, g.Mean[last], g.Std[last])
 			}
 			fmt.Printf("plot %s\n", c.String("out"))
 			return nil
@@ -69,13 +83,22 @@ func label(g bo.Group) string {
 	return g.Label
 }
 
+// span returns "n" when every value is n, else "min-max".
+func span(v []int) string {
+	lo, hi := slices.Min(v), slices.Max(v)
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
 // writeBestPlot draws the groups' mean best score (with a ±1 standard
 // deviation band for groups of several runs) against the number of
-// evaluations and writes a PNG to path atomically.
+// distinct evaluations and writes a PNG to path atomically.
 func writeBestPlot(path, title string, groups []bo.Group) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "evaluations"
+	p.X.Label.Text = "distinct evaluations (0: the labelled start)"
 	p.X.Tick.Marker = countTicks
 	p.Y.Label.Text = "best score"
 	if len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize {
@@ -100,7 +123,7 @@ func writeBestPlot(path, title string, groups []bo.Group) error {
 		p.Add(line)
 		name := label(g)
 		if len(g.Runs) > 1 {
-			name = fmt.Sprintf("%s (%d seeds)", name, len(g.Runs))
+			name = fmt.Sprintf("%s (%s)", name, g.Count())
 		}
 		p.Legend.Add(name, line)
 	}

@@ -11,7 +11,10 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
-// Curve is the best score of a run against the number of evaluations.
+// Curve is the best score of a run against the number of distinct
+// evaluations: queries whose object was evaluated for the first time in the
+// run. Repeats of an object already evaluated and invalid decodes spend a
+// query but no evaluation of a new object, so they add no point.
 type Curve struct {
 	// Dir is the run directory.
 	Dir string
@@ -19,39 +22,94 @@ type Curve struct {
 	Fields []Field
 	// Maximize is the task's direction.
 	Maximize bool
-	// Best[i] is the best score after i queries; Best[0] is the best of
-	// the labelled start.
+	// Best[i] is the best score after i distinct evaluations (see
+	// BestCurve); Best[0] is the best of the labelled start.
 	Best []float64
+	// Queries is the number of queries of the run, Known the number of
+	// them whose score was known (from the data or an earlier query) and
+	// not evaluated again: repeats the loop avoided.
+	Queries, Known int
 }
 
-// BestCurve returns the running best of scores after the labelled start's
-// best, initial: element i is the best after i queries.
-func BestCurve(initial float64, scores []float64, maximize bool) []float64 {
-	out := make([]float64, 0, len(scores)+1)
+// Distinct returns the number of distinct evaluations of the run.
+func (c Curve) Distinct() int { return len(c.Best) - 1 }
+
+// Field returns the value of a configuration field and whether the run's
+// configuration has it.
+func (c Curve) Field(name string) (string, bool) {
+	for _, f := range c.Fields {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// Queries are a run's queries as results.npz holds them.
+type Queries struct {
+	// Points are the task's keys of the queried objects ("" for an invalid
+	// decode), Scores their scores (opt_points, opt_point_properties).
+	Points []string
+	Scores []float64
+	// Known marks the queries whose score was reused from the data or an
+	// earlier query instead of evaluated (opt_known; nil: none).
+	Known []bool
+}
+
+// Distinct reports which queries are distinct evaluations: the object is
+// valid (its key is not empty), its score was not known, and no earlier
+// query of the run holds the same object.
+func (q Queries) Distinct() []bool {
+	out := make([]bool, len(q.Points))
+	seen := make(map[string]bool, len(q.Points))
+	for i, p := range q.Points {
+		if p == "" || (q.Known != nil && q.Known[i]) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out[i] = true
+	}
+	return out
+}
+
+// BestCurve returns the running best after the labelled start's best,
+// initial, against the number of distinct evaluations: element i is the
+// best of initial and of every evaluated query up to the i-th distinct
+// evaluation. A known score (q.Known) stays out, as it was not evaluated;
+// an invalid decode or a repeat that was evaluated again (runs before the
+// loop avoided repeats) counts with the next distinct evaluation; neither
+// can improve on the best of a deterministic objective. Queries after the
+// last distinct evaluation add no point.
+func BestCurve(initial float64, q Queries, maximize bool) []float64 {
+	distinct := q.Distinct()
+	out := make([]float64, 1, len(q.Scores)+1)
 	best := initial
-	out = append(out, best)
-	for _, s := range scores {
+	out[0] = best
+	for i, s := range q.Scores {
+		if q.Known != nil && q.Known[i] {
+			continue
+		}
 		if (maximize && s > best) || (!maximize && s < best) {
 			best = s
 		}
-		out = append(out, best)
+		if distinct[i] {
+			out = append(out, best)
+		}
 	}
 	return out
 }
 
 // ReadCurve reads a run's curve from its results.npz and config.json.
+// Runs written before opt_known existed have no known queries.
 func ReadCurve(dir string) (Curve, error) {
 	fields, err := ReadConfigFields(dir)
 	if err != nil {
 		return Curve{}, err
 	}
 	c := Curve{Dir: dir, Fields: fields}
-	for _, f := range fields {
-		if f.Name == "maximize" {
-			c.Maximize, err = strconv.ParseBool(f.Value)
-			if err != nil {
-				return Curve{}, fmt.Errorf("%s: field maximize: %w", filepath.Join(dir, ConfigFile), err)
-			}
+	if v, ok := c.Field("maximize"); ok {
+		if c.Maximize, err = strconv.ParseBool(v); err != nil {
+			return Curve{}, fmt.Errorf("%s: field maximize: %w", filepath.Join(dir, ConfigFile), err)
 		}
 	}
 	path := filepath.Join(dir, ResultsFile)
@@ -59,11 +117,25 @@ func ReadCurve(dir string) (Curve, error) {
 	if err != nil {
 		return Curve{}, err
 	}
-	var scores, initial []float64
+	var q Queries
+	var initial []float64
+	havePoints := false
 	for _, a := range arrays {
 		switch a.Name {
+		case "opt_points":
+			q.Points, havePoints = a.Data.([]string)
+			if !havePoints {
+				err = fmt.Errorf("%T, want strings", a.Data)
+			}
 		case "opt_point_properties":
-			scores, err = a.Float64s()
+			q.Scores, err = a.Float64s()
+		case "opt_known":
+			var k []float64
+			k, err = a.Float64s()
+			q.Known = make([]bool, len(k))
+			for i, v := range k {
+				q.Known[i] = v != 0
+			}
 		case "initial_best":
 			initial, err = a.Float64s()
 		}
@@ -71,11 +143,47 @@ func ReadCurve(dir string) (Curve, error) {
 			return Curve{}, fmt.Errorf("%s: %s: %w", path, a.Name, err)
 		}
 	}
-	if len(initial) != 1 {
+	switch {
+	case len(initial) != 1:
 		return Curve{}, fmt.Errorf("%s: initial_best has %d values, want 1", path, len(initial))
+	case !havePoints:
+		return Curve{}, fmt.Errorf("%s: no opt_points", path)
+	case len(q.Points) != len(q.Scores):
+		return Curve{}, fmt.Errorf("%s: %d opt_points but %d opt_point_properties", path, len(q.Points), len(q.Scores))
+	case q.Known != nil && len(q.Known) != len(q.Scores):
+		return Curve{}, fmt.Errorf("%s: %d opt_known but %d queries", path, len(q.Known), len(q.Scores))
 	}
-	c.Best = BestCurve(initial[0], scores, c.Maximize)
+	c.Best = BestCurve(initial[0], q, c.Maximize)
+	c.Queries = len(q.Scores)
+	for _, k := range q.Known {
+		if k {
+			c.Known++
+		}
+	}
 	return c, nil
+}
+
+// CheckAxis returns an error naming two of the runs when they cannot share
+// one axis of best scores: runs of different tasks (configuration field
+// "task") or of different directions (maximised against minimised).
+func CheckAxis(curves []Curve) error {
+	if len(curves) == 0 {
+		return nil
+	}
+	dir := map[bool]string{true: "maximised", false: "minimised"}
+	a := curves[0]
+	for _, c := range curves[1:] {
+		ta, _ := a.Field("task")
+		tc, _ := c.Field("task")
+		if ta != tc {
+			return fmt.Errorf("runs %s (task %q) and %s (task %q) are of different tasks: plot them separately", a.Dir, ta, c.Dir, tc)
+		}
+		if a.Maximize != c.Maximize {
+			return fmt.Errorf("runs %s (%s) and %s (%s) optimise in different directions: plot them separately",
+				a.Dir, dir[a.Maximize], c.Dir, dir[c.Maximize])
+		}
+	}
+	return nil
 }
 
 // Group is a set of runs whose configurations differ only in the seed.
@@ -84,9 +192,31 @@ type Group struct {
 	Label string
 	// Runs are the group's curves.
 	Runs []Curve
+	// Seeds is the number of distinct seeds (configuration field "seed")
+	// among the runs: two runs of one seed are one seed.
+	Seeds int
 	// Mean and Std are the mean and sample standard deviation (0 for one
-	// run) of the runs' best scores, over the length of the shortest run.
+	// run) of the runs' best scores, over the distinct evaluations of the
+	// run with fewest.
 	Mean, Std []float64
+}
+
+// Count says how many runs and seeds the group holds: "1 run", "5 seeds"
+// (one run each), "2 runs, 1 seed".
+func (g Group) Count() string {
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return strconv.Itoa(n) + " " + what + "s"
+	}
+	switch {
+	case len(g.Runs) == 1:
+		return "1 run"
+	case g.Seeds == len(g.Runs):
+		return plural(g.Seeds, "seed")
+	}
+	return plural(len(g.Runs), "run") + ", " + plural(g.Seeds, "seed")
 }
 
 // GroupCurves groups runs by configuration (all fields but the seed and
@@ -108,6 +238,12 @@ func GroupCurves(curves []Curve) []Group {
 	for i := range groups {
 		groups[i].Label = labels[i]
 		groups[i].Mean, groups[i].Std = meanStd(groups[i].Runs)
+		seeds := map[string]bool{}
+		for _, r := range groups[i].Runs {
+			v, _ := r.Field("seed")
+			seeds[v] = true
+		}
+		groups[i].Seeds = len(seeds)
 	}
 	return groups
 }
