@@ -1,15 +1,27 @@
 #!/usr/bin/python3
-"""Summarise experiment runs: best score after 100, 250 and 500 queries (mean, std over
-seeds; in the task's direction, read from each run's config.json) and where the time went.
-The best after n queries is the best of the queries alone; the "start" column is the best of
-the labelled data set the run started from (results.npz's initial_best), which a query has to
-beat to improve the curve of `tlbo-native plot`.
+"""Summarise experiment runs: distinct evaluations, repeats avoided, the best score after 100,
+250 and 500 distinct evaluations (mean, std over seeds; in the task's direction, read from each
+run's config.json) and where the time went, one row per method, then one row per run.
 
     docs/experiment/summarize.py RUNS_DIR
 
-Reads every RUNS_DIR/<method>-seed<N>/journal.jsonl (or journal.jsonl.gz); wall time per run is the sum of
-the journaled stage times (retraining, prior samples, encoding, GP fits, acquisition,
-decoding, evaluation) plus query bookkeeping, i.e. everything but start-up and data loading.
+Reads every RUNS_DIR/<method>-seed<N>/ (results.npz, config.json, journal.jsonl or journal.jsonl.gz).
+
+A query is a distinct evaluation when its object is valid (results.npz's opt_points holds the task's
+key, "" for an invalid decode), its score was not known (opt_known is 0: the loop did not reuse a
+score from the data or an earlier query; runs written before opt_known have none), and no earlier
+query of the run holds the same object. "distinct" is the mean number of distinct evaluations per
+run, "repeats avoided" the mean number of known queries per run (the loop's repeats that cost no
+evaluation). "best after n" is the best after n distinct evaluations, the rule of `tlbo-native plot`:
+the best of every evaluated query (known scores left out) up to the n-th distinct one; a "–" says
+that some run evaluated fewer distinct objects. "best at end" is the best of all evaluated queries.
+These bests are of the queries alone; the "start" column is the best of the labelled data set the
+run started from (results.npz's initial_best), which a query has to beat to improve the curve of
+`tlbo-native plot`.
+
+Wall time per run is the sum of the journaled stage times (retraining, prior samples, encoding, GP
+fits, acquisition, decoding, evaluation) plus query bookkeeping, i.e. everything but start-up and
+data loading.
 """
 import collections
 import glob
@@ -25,21 +37,42 @@ import numpy
 CHECKPOINTS = (100, 250, 500)
 
 
+def best_after(points, scores, known, better):
+    """Returns the best of the evaluated queries after each distinct evaluation (element n - 1:
+    after n distinct evaluations; see the module doc) and the best of all evaluated queries."""
+    seen = set()
+    best = None
+    curve = []
+    for p, s, k in zip(points, scores, known):
+        if k:
+            continue
+        best = s if best is None else better(best, s)
+        if p != "" and p not in seen:
+            seen.add(p)
+            curve.append(best)
+    return curve, best
+
+
 def run_summary(run):
-    """Returns the number of queries, the best score after each checkpoint
-    (missing where the run is shorter), the time per stage and the run's
-    starting best."""
+    """Returns a run's counts (queries, distinct, known), its best after each checkpoint (missing
+    where the run evaluated fewer distinct objects), its best at the end, the time per stage and
+    its starting best."""
     with open(os.path.join(run, "config.json")) as f:
         better = max if json.load(f).get("maximize") == "true" else min
     with numpy.load(os.path.join(run, "results.npz")) as r:
         start = float(r["initial_best"][0])
+        points = [str(p) for p in r["opt_points"]]
+        scores = [float(s) for s in r["opt_point_properties"]]
+        known = [int(k) for k in r["opt_known"]] if "opt_known" in r.files else [0] * len(scores)
+    if not len(points) == len(scores) == len(known):
+        sys.exit(f"{run}/results.npz: {len(points)} opt_points, {len(scores)} opt_point_properties, "
+                 f"{len(known)} opt_known")
+    curve, end = best_after(points, scores, known, better)
+    at = {c: curve[c - 1] for c in CHECKPOINTS if c <= len(curve)}
     journal = os.path.join(run, "journal.jsonl")
     if not os.path.exists(journal):  # as collect.sh commits it
         journal += ".gz"
     t = collections.Counter()
-    best = None
-    at = {}
-    n = 0
     for line in (gzip.open(journal, "rt") if journal.endswith(".gz") else open(journal)):
         rec = json.loads(line)
         if "version" in rec:
@@ -47,18 +80,26 @@ def run_summary(run):
             t["retrain"] += v["retrain_s"]
             t["samples"] += v.get("sample_s", 0)
         elif "query" in rec:
-            q = rec["query"]
-            n += 1
-            tm = q["timing"]
+            tm = rec["query"]["timing"]
             for k in ("encode", "gp_fit", "acq", "decode", "eval"):
                 t[k] += tm.get(k, 0)
             t["total_queries"] += tm["total"] + tm.get("encode", 0)
-            best = q["score"] if best is None else better(best, q["score"])
-            if n in CHECKPOINTS:
-                at[n] = best
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
-    t["start"] = start
-    return n, at, t
+    counts = {"queries": len(scores), "distinct": len(curve), "known": sum(1 for k in known if k)}
+    return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "start": start}
+
+
+def mean_cell(values):
+    """"mean" of counts, with one decimal unless it is whole."""
+    m = statistics.mean(values)
+    return f"{m:.0f}" if m == int(m) else f"{m:.1f}"
+
+
+def score_cell(values):
+    if not values or any(v is None for v in values):
+        return "–"
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.4f} ± {sd:.4f}"
 
 
 def main(root):
@@ -69,26 +110,30 @@ def main(root):
         method = os.path.basename(d).rsplit("-seed", 1)[0]
         groups[method].append(run_summary(d))
     cols = " | ".join(f"best after {c}" for c in CHECKPOINTS)
-    print(f"| method | runs | queries | start | {cols} | wall s/run | retrain | GP fit | acquisition | decode | encode | eval |")
-    print("|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|")
+    print(f"| method | runs | queries | distinct | repeats avoided | start | {cols} | best at end | wall s/run | "
+          "retrain | GP fit | acquisition | decode | encode | eval |")
+    print("|---|---|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|---|")
     for method, runs in groups.items():
-        cells = []
-        for c in CHECKPOINTS:
-            bests = [at[c] for _, at, _ in runs if c in at]
-            if len(bests) < len(runs):
-                cells.append("–")
-                continue
-            sd = statistics.stdev(bests) if len(bests) > 1 else 0.0
-            cells.append(f"{statistics.mean(bests):.4f} ± {sd:.4f}")
-        starts = sorted({f"{t['start']:.4f}" for _, _, t in runs})
-        walls = [t["wall"] for _, _, t in runs]
+        cells = [score_cell([r["at"].get(c) for r in runs]) for c in CHECKPOINTS]
+        count = lambda k: mean_cell([r["counts"][k] for r in runs])
+        starts = sorted({f"{r['start']:.4f}" for r in runs})
         tot = collections.Counter()
-        for _, _, t in runs:
-            tot.update({k: v for k, v in t.items() if k != "start"})
-        share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%"
-        print(f"| {method} | {len(runs)} | {runs[0][0]} | {', '.join(starts)} | {' | '.join(cells)} | "
-              f"{statistics.mean(walls):.0f} | {share('retrain')} | {share('gp_fit')} | {share('acq')} | "
-              f"{share('decode')} | {share('encode')} | {share('eval')} |")
+        for r in runs:
+            tot.update(r["t"])
+        share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%" if tot["wall"] else "–"
+        print(f"| {method} | {len(runs)} | {count('queries')} | {count('distinct')} | {count('known')} | "
+              f"{', '.join(starts)} | {' | '.join(cells)} | {score_cell([r['end'] for r in runs])} | "
+              f"{statistics.mean(r['t']['wall'] for r in runs):.0f} | {share('retrain')} | {share('gp_fit')} | "
+              f"{share('acq')} | {share('decode')} | {share('encode')} | {share('eval')} |")
+    print()
+    print(f"| run | queries | distinct | repeats avoided | {cols} | best at end |")
+    print("|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|")
+    for runs in groups.values():
+        for r in runs:
+            c = r["counts"]
+            cells = [f"{r['at'][n]:.4f}" if n in r["at"] else "–" for n in CHECKPOINTS]
+            end = "–" if r["end"] is None else f"{r['end']:.4f}"
+            print(f"| {r['name']} | {c['queries']} | {c['distinct']} | {c['known']} | {' | '.join(cells)} | {end} |")
 
 
 if __name__ == "__main__":
