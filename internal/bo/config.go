@@ -30,6 +30,19 @@ const (
 // evaluated, so that a query always ends.
 const RandomDraws = 100
 
+// What the loop does with a decoded object that was already evaluated.
+const (
+	// RepeatsSkip never evaluates a known object of a deterministic
+	// objective again: its known score joins the GP's data at the new
+	// latent point, the acquisition is maximised again, and after
+	// RepeatTries such tries a novel object is searched for around the
+	// proposal (see the package doc).
+	RepeatsSkip = "skip"
+	// RepeatsAuthors is the authors' novelty check: perturb, redo the
+	// acquisition step, then evaluate the duplicate.
+	RepeatsAuthors = "authors"
+)
+
 // Acquisition functions.
 const (
 	AcqEI    = "ei"
@@ -83,6 +96,20 @@ type Config struct {
 	// from the points tried, when no perturbation found a new object; the
 	// duplicate is evaluated after the last.
 	NoveltyRedo int
+	// Repeats is RepeatsSkip or RepeatsAuthors.
+	Repeats string
+	// Q is the number of proposals per round (RepeatsSkip only), chosen
+	// jointly by the kriging believer and evaluated concurrently.
+	Q int
+	// RepeatTries bounds the acquisition steps of one proposal that may
+	// end in a known object or an invalid decode before the fallback
+	// searches around the proposal (RepeatsSkip only).
+	RepeatTries int
+	// TrustRegion restricts the acquisition to a TuRBO trust region
+	// around the incumbent (RepeatsSkip and StrategyBO only).
+	TrustRegion bool
+	// TR is the trust region's schedule (read when TrustRegion is set).
+	TR TrustRegionConfig
 	// SamplesPerModel decodes and scores this many prior samples after each
 	// retraining (the reference's sample_points; 0: none).
 	SamplesPerModel int
@@ -119,8 +146,15 @@ func DefaultConfig() Config {
 		PerturbGrowth:        1.1,
 		PerturbTries:         10,
 		NoveltyRedo:          3,
+		Repeats:              RepeatsSkip,
+		Q:                    1,
+		RepeatTries:          DefaultRepeatTries,
+		TR:                   DefaultTrustRegion(),
 	}
 }
+
+// DefaultRepeatTries is the default of Config.RepeatTries.
+const DefaultRepeatTries = 5
 
 // Validate reports the first setting that is out of range.
 func (c Config) Validate() error {
@@ -163,10 +197,23 @@ func (c Config) Validate() error {
 	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
 		return bad("perturbation", fmt.Sprintf("sigma %v growth %v tries %d", c.PerturbSigma, c.PerturbGrowth, c.PerturbTries),
 			"sigma > 0, growth >= 1, tries >= 0")
+	case c.Repeats != RepeatsSkip && c.Repeats != RepeatsAuthors:
+		return bad("repeats", strconv.Quote(c.Repeats), `"skip" or "authors"`)
+	case c.Q < 1:
+		return bad("q", c.Q, "at least 1")
+	case c.Q > 1 && c.Repeats != RepeatsSkip:
+		return bad("q", c.Q, `1 with --repeats authors (the authors' loop proposes one point at a time)`)
+	case c.RepeatTries < 0:
+		return bad("repeat-tries", c.RepeatTries, "at least 0")
+	case c.TrustRegion && (c.Repeats != RepeatsSkip || c.Strategy != StrategyBO):
+		return bad("trust-region", true, `false unless --strategy bo --repeats skip`)
 	case c.SamplesPerModel < 0:
 		return bad("samples-per-model", c.SamplesPerModel, "at least 0")
 	case !(c.LabelledFraction >= 0 && c.LabelledFraction <= 1):
 		return bad("labelled-fraction", c.LabelledFraction, "in [0, 1]")
+	}
+	if c.TrustRegion {
+		return c.TR.validate()
 	}
 	return nil
 }
@@ -179,7 +226,8 @@ type Field struct{ Name, Value string }
 func (c Config) Fields() []Field {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	i := strconv.Itoa
-	fs := []Field{
+	fs := []Field{}
+	fs = append(fs, []Field{
 		{"strategy", c.Strategy},
 		{"budget", i(c.Budget)},
 		{"retrain-every", i(c.RetrainEvery)},
@@ -202,10 +250,21 @@ func (c Config) Fields() []Field {
 		{"perturb-growth", f(c.PerturbGrowth)},
 		{"perturb-tries", i(c.PerturbTries)},
 		{"novelty-redo", i(c.NoveltyRedo)},
+		{"repeats", c.Repeats},
+		{"q", i(c.Q)},
+	}...)
+	if c.Repeats == RepeatsSkip {
+		fs = append(fs, Field{"repeat-tries", i(c.RepeatTries)})
+	}
+	fs = append(fs, Field{"trust-region", strconv.FormatBool(c.TrustRegion)})
+	if c.TrustRegion {
+		fs = append(fs, c.TR.fields()...)
+	}
+	fs = append(fs, []Field{
 		{"samples-per-model", i(c.SamplesPerModel)},
 		{"labelled-fraction", f(c.LabelledFraction)},
 		{"seed", strconv.FormatUint(c.Seed, 10)},
-	}
+	}...)
 	keys := make([]string, 0, len(c.Extra))
 	for k := range c.Extra {
 		keys = append(keys, k)
@@ -224,8 +283,10 @@ var resumable = map[string]bool{"budget": true}
 
 // legacyFields are the settings added after runs were first made, with the
 // value those runs used: the best raw samples as restarts, no redo of the
-// acquisition step, the Titsias bound.
-var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)}}
+// acquisition step, the Titsias bound, the authors' novelty check with one
+// proposal per round and no trust region.
+var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)},
+	{"repeats", RepeatsAuthors}, {"q", "1"}, {"trust-region", "false"}}
 
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before

@@ -22,6 +22,7 @@ func (lineTask) Score(x float64) (float64, error) {
 }
 func (lineTask) FailureScore() float64           { return -10 }
 func (lineTask) Maximize() bool                  { return true }
+func (lineTask) Deterministic() bool             { return true }
 func (lineTask) Key(x float64) string            { return formatFloat(x) }
 func (lineTask) Parse(k string) (float64, error) { return parseFloat(k) }
 

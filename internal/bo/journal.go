@@ -42,6 +42,23 @@ type Query struct {
 	// Duplicate is set when the query evaluated an object already seen:
 	// the novelty check and its redos, or the random draws, found no new one.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Known is set when the object had been evaluated before (it is in the
+	// labelled data or an earlier query) and its known score was reused
+	// instead of evaluating it again (RepeatsSkip): a repeat avoided, which
+	// costs no budget.
+	Known bool `json:"known,omitempty"`
+	// Round is the index of the first query of the query's round
+	// (RepeatsSkip; a round fits the GP once).
+	Round int `json:"round,omitempty"`
+	// Tries counts the acquisition steps of this proposal that ended in a
+	// known object or an invalid decode before it (RepeatsSkip).
+	Tries int `json:"tries,omitempty"`
+	// Fallback says how an evaluated object was found once the tries were
+	// spent (RepeatsSkip): FallbackBall, or FallbackBallOutsideTR when
+	// the trust region held no novel object; FallbackRadius is the radius
+	// of the ball, in the normalised latent box.
+	Fallback       string  `json:"fallback,omitempty"`
+	FallbackRadius float64 `json:"fallback_radius,omitempty"`
 	// Incumbent is the best score after this query (labelled start
 	// included), in the task's direction.
 	Incumbent float64 `json:"incumbent"`
@@ -132,11 +149,42 @@ type Stop struct {
 	EI      float64 `json:"ei"`
 }
 
+// Round is the journal record of one round of RepeatsSkip, written after
+// its proposals are chosen and before any is evaluated: its queries in
+// index order, the known objects and invalid decodes complete, the others
+// (Pending) awaiting an Eval record each. A run killed during the round's
+// evaluations evaluates on resume only the pending queries without one.
+type Round struct {
+	// Start is the index of the round's first query, Version its model
+	// version.
+	Start   int `json:"start"`
+	Version int `json:"version"`
+	// Queries are the round's queries; the pending ones have no score yet.
+	Queries []Query `json:"queries"`
+	// Pending are the indices of the queries to evaluate.
+	Pending []int `json:"pending"`
+	// TR is the trust region of the round (at its start), when one is used.
+	TR *TrustRegion `json:"tr,omitempty"`
+}
+
+// Eval is the journal record of one finished evaluation of a round.
+type Eval struct {
+	// Index is the query's index.
+	Index int `json:"i"`
+	// Score is the task's score (FailureScore on failure) and Failure why.
+	Score   float64 `json:"score"`
+	Failure string  `json:"failure,omitempty"`
+	// Seconds is the evaluation's wall time.
+	Seconds float64 `json:"eval_s"`
+}
+
 // record is one journal line: exactly one field is set.
 type record struct {
 	Query   *Query   `json:"query,omitempty"`
 	Version *Version `json:"version,omitempty"`
 	Stop    *Stop    `json:"stop,omitempty"`
+	Round   *Round   `json:"round,omitempty"`
+	Eval    *Eval    `json:"eval,omitempty"`
 }
 
 // journal appends records to a JSON-lines file, each flushed to disk before
@@ -219,13 +267,31 @@ func readJournal(path string) (recs []record, size int64, torn string, err error
 // check verifies that exactly one field is set and that numbers are sane.
 func (r record) check() error {
 	n := 0
-	for _, set := range []bool{r.Query != nil, r.Version != nil, r.Stop != nil} {
+	for _, set := range []bool{r.Query != nil, r.Version != nil, r.Stop != nil, r.Round != nil, r.Eval != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("record has %d of query/version/stop, want exactly one", n)
+		return fmt.Errorf("record has %d of query/version/stop/round/eval, want exactly one", n)
+	}
+	if rd := r.Round; rd != nil {
+		if len(rd.Queries) == 0 || len(rd.Pending) == 0 {
+			return fmt.Errorf("round %d has %d queries and %d pending, want at least one of each", rd.Start, len(rd.Queries), len(rd.Pending))
+		}
+		for k, q := range rd.Queries {
+			if q.Index != rd.Start+k || q.Round != rd.Start {
+				return fmt.Errorf("round %d: query %d of round %d at position %d", rd.Start, q.Index, q.Round, k)
+			}
+		}
+		for _, i := range rd.Pending {
+			if i < rd.Start || i >= rd.Start+len(rd.Queries) {
+				return fmt.Errorf("round %d: pending query %d is not in the round", rd.Start, i)
+			}
+		}
+	}
+	if e := r.Eval; e != nil && math.IsNaN(e.Score) {
+		return fmt.Errorf("evaluation of query %d: score is NaN", e.Index)
 	}
 	if q := r.Query; q != nil {
 		if q.Index < 0 || q.Version < 0 {

@@ -16,6 +16,7 @@ type gridTask struct{}
 func (gridTask) Score(x float64) (float64, error) { return -(x - 1) * (x - 1), nil }
 func (gridTask) FailureScore() float64            { return -10 }
 func (gridTask) Maximize() bool                   { return true }
+func (gridTask) Deterministic() bool              { return true }
 func (gridTask) Key(x float64) string             { return formatFloat(x) }
 func (gridTask) Parse(k string) (float64, error)  { return parseFloat(k) }
 
@@ -59,6 +60,7 @@ func gridRun(t *testing.T, cfg Config, m gridModel) *Result {
 // 1 + 3 attempts and then evaluates the duplicate.
 func TestNoveltyRedoExhausted(t *testing.T) {
 	cfg := lineConfig()
+	cfg.Repeats = RepeatsAuthors
 	res := gridRun(t, cfg, gridModel{step: 1, lo: 1, hi: 1})
 	for _, q := range res.Queries {
 		if !q.Duplicate || q.Redos != 3 || q.Perturbations != 40 || q.Proposed != nil || q.Object != "1" {
@@ -73,6 +75,7 @@ func TestNoveltyRedoExhausted(t *testing.T) {
 // did, and an accepted perturbation records the proposal it came from.
 func TestNoveltyRedoCoarse(t *testing.T) {
 	cfg := lineConfig()
+	cfg.Repeats = RepeatsAuthors
 	cfg.Budget, cfg.RetrainEvery = 12, 12
 	res := gridRun(t, cfg, gridModel{step: 0.1, lo: -3, hi: 3})
 	seen := map[string]bool{"-2": true, "-1": true, "0": true, "0.5": true, "1": true, "2.5": true}

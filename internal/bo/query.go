@@ -187,7 +187,7 @@ func (r *runner[O]) decodeNovel(q *Query, z []float64, a int) (obj O, valid, dup
 	if valid {
 		q.Object = r.task.Key(obj)
 	}
-	if !valid || !r.seen[q.Object] {
+	if !valid || !r.seenKey(q.Object) {
 		return obj, valid, false, nil, nil
 	}
 	tried = [][]float64{z}
@@ -211,7 +211,7 @@ func (r *runner[O]) decodeNovel(q *Query, z []float64, a int) (obj O, valid, dup
 			if !ok[b] {
 				continue
 			}
-			if key := r.task.Key(objs[b]); !r.seen[key] {
+			if key := r.task.Key(objs[b]); !r.seenKey(key) {
 				q.Z, q.Object, q.Proposed = zs[b], key, z
 				q.Perturbations += t + b + 1
 				return objs[b], true, false, nil, nil
@@ -232,27 +232,34 @@ func (r *runner[O]) decodeNovel(q *Query, z []float64, a int) (obj O, valid, dup
 // first valid draw (a duplicate), else the first draw, is evaluated.
 func (r *runner[O]) drawRandom(q *Query) (obj O, valid bool, err error) {
 	t := time.Now()
-	i := uint64(q.Index)
-	x := mat.NewDense(len(r.sur.x), len(r.sur.x[0]), nil)
-	for j, row := range r.sur.x {
-		x.SetRow(j, row)
-	}
-	nz, err := gp.NewNormalizer(x, r.sur.x[argmax(r.sur.u)])
+	point, err := r.drawPoint()
 	if err != nil {
-		return obj, false, fmt.Errorf("random search box: %w", err)
+		return obj, false, err
 	}
+	q.Timing.Acq = time.Since(t).Seconds()
+	isNew := func(key string) bool { return !r.seenKey(key) }
+	obj, _, err = r.drawNovel(q, point, RandomDraws, isNew, true)
+	return obj, q.Valid, err
+}
+
+// drawNovel draws latent points with point (from query q's own random
+// stream), decoded in batches, until one decodes to an object isNew
+// accepts, at most limit times. It reports whether it found one; when it
+// did not and acceptDup is set, q holds the first valid draw (a
+// duplicate), else the first draw, as the authors' random search evaluates.
+func (r *runner[O]) drawNovel(q *Query, point func(*rand.Rand) []float64, limit int, isNew func(string) bool, acceptDup bool) (obj O, found bool, err error) {
+	i := uint64(q.Index)
 	rng := newRand(r.cfg.Seed, streamAcq, i)
 	decodeSeed := deriveSeed(r.cfg.Seed, streamDecode, i)
-	q.Timing.Acq = time.Since(t).Seconds()
-	t = time.Now()
+	t := time.Now()
 	defer func() { q.Timing.Decode = time.Since(t).Seconds() }()
 	fallback := -1 // first valid draw, else 0
 	var fbZ []float64
 	var fbObj O
-	for d := 0; d < RandomDraws; d += perturbBatch {
-		zs := make([][]float64, min(perturbBatch, RandomDraws-d))
+	for d := 0; d < limit; d += perturbBatch {
+		zs := make([][]float64, min(perturbBatch, limit-d))
 		for b := range zs {
-			zs[b] = randomInBox(nz, rng)
+			zs[b] = point(rng)
 		}
 		objs, ok, err := r.decode(zs, deriveSeed(decodeSeed, 2, uint64(d)))
 		if err != nil {
@@ -268,17 +275,29 @@ func (r *runner[O]) drawRandom(q *Query) (obj O, valid bool, err error) {
 			if !ok[b] {
 				continue
 			}
-			if key := r.task.Key(objs[b]); !r.seen[key] {
+			if key := r.task.Key(objs[b]); isNew(key) {
 				q.Z, q.Object, q.Valid, q.Draws = z, key, true, d+b+1
 				return objs[b], true, nil
 			}
 		}
 	}
-	q.Z, q.Valid, q.Draws, q.Duplicate = fbZ, fallback >= 0, RandomDraws, fallback >= 0
+	if !acceptDup {
+		return obj, false, nil
+	}
+	q.Z, q.Valid, q.Draws, q.Duplicate = fbZ, fallback >= 0, limit, fallback >= 0
 	if q.Valid {
 		q.Object = r.task.Key(fbObj)
 	}
-	return fbObj, q.Valid, nil
+	return fbObj, false, nil
+}
+
+// denseRows returns the rows as a matrix.
+func denseRows(rows [][]float64) *mat.Dense {
+	x := mat.NewDense(len(rows), len(rows[0]), nil)
+	for j, row := range rows {
+		x.SetRow(j, row)
+	}
+	return x
 }
 
 // decode decodes latent points, checking what the model returns.

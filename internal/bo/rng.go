@@ -16,6 +16,7 @@ const (
 	streamPerturb                    // perturbations of query i
 	streamFallback                   // random fallback point of query i
 	streamRedo                       // redone acquisition steps of query i
+	streamBall                       // ball fallback of a round (RepeatsSkip)
 )
 
 // mix is the SplitMix64 finaliser, a bijection with good avalanche.

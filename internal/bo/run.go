@@ -71,6 +71,12 @@ type Result struct {
 	BestObject  string
 	// Maximize is the task's direction.
 	Maximize bool
+	// Evaluated counts the queries that spent budget: under RepeatsSkip
+	// the distinct objects evaluated.
+	Evaluated int
+	// Exhausted, when set, says why the run ended before its budget: no
+	// novel object was within reach (RepeatsSkip).
+	Exhausted string
 }
 
 // Top returns up to n queries with the best scores among valid, distinct
@@ -90,7 +96,7 @@ func (r *Result) Top(n int) []Query {
 		if len(out) == n {
 			break
 		}
-		if !q.Valid || seen[q.Object] {
+		if !q.Valid || q.Known || seen[q.Object] {
 			continue
 		}
 		seen[q.Object] = true
@@ -109,7 +115,8 @@ type runner[O any] struct {
 
 	data Data[O]   // retraining data: labelled start plus valid queries
 	util []float64 // sign * score of data
-	seen map[string]bool
+	// known maps the key of every object in data to its first score.
+	known map[string]float64
 	// accepted holds the model's verdict (Model.Accept) on the first
 	// len(accepted) objects of data; later ones are not asked yet.
 	accepted []bool
@@ -119,13 +126,23 @@ type runner[O any] struct {
 	resumed  int
 	initBest int // index of the best initial point
 
-	version  int  // current model version (-1: none yet)
-	inVer    int  // queries of the current version
-	stopped  bool // the current version's inner loop has stopped (tau)
-	loaded   bool // the model holds the current version's weights
-	surReady bool // the surrogate holds the current version's points
-	sur      surrogate
-	encodeS  float64 // encoding time to charge to the next query
+	version  int // current model version (-1: none yet)
+	inVer    int // queries of the current version that spent budget
+	verStart int // index of the current version's first query
+	// evaluated counts the queries that spent budget (Config.Budget).
+	evaluated int
+	// inRound is the journaled round whose evaluations are not all in.
+	inRound *openRound
+	// tr is the trust region (Config.TrustRegion).
+	tr TrustRegion
+	// exhausted says why no novel object could be found (the run ends).
+	exhausted string
+	stopped   bool // the current version's inner loop has stopped (tau)
+	loaded    bool // the model holds the current version's weights
+	surReady  bool // the surrogate holds the current version's points
+	sur       surrogate
+	encodeS   float64 // encoding time to charge to the next query
+	reported  int     // queries reported through Progress (RepeatsSkip)
 
 	journal *journal
 }
@@ -286,7 +303,8 @@ func (r *runner[O]) start(data Data[O]) {
 	if f := r.cfg.LabelledFraction; f > 0 && f < 1 {
 		idx = labelledSubset(len(idx), f, newRand(r.cfg.Seed, streamLabelled, 0))
 	}
-	r.seen = make(map[string]bool, len(idx)+r.cfg.Budget)
+	r.known = make(map[string]float64, len(idx)+r.cfg.Budget)
+	r.tr = newTrustRegion(r.cfg.TR)
 	for _, i := range idx {
 		r.appendData(data.Objects[i], data.Scores[i])
 	}
@@ -298,7 +316,15 @@ func (r *runner[O]) appendData(obj O, score float64) {
 	r.data.Objects = append(r.data.Objects, obj)
 	r.data.Scores = append(r.data.Scores, score)
 	r.util = append(r.util, r.sign*score)
-	r.seen[r.task.Key(obj)] = true
+	if key := r.task.Key(obj); !r.seenKey(key) {
+		r.known[key] = score
+	}
+}
+
+// seenKey reports whether the object of key is in the data.
+func (r *runner[O]) seenKey(key string) bool {
+	_, ok := r.known[key]
+	return ok
 }
 
 // replay applies the journal's records to the runner's state.
@@ -310,15 +336,32 @@ func (r *runner[O]) replay(recs []record) error {
 			if v.Version != r.version+1 {
 				return fmt.Errorf("journal has version %d after version %d", v.Version, r.version)
 			}
+			if r.inRound != nil {
+				return fmt.Errorf("journal has version %d before round %d is complete", v.Version, r.inRound.start)
+			}
 			r.versions = append(r.versions, v)
-			r.version, r.inVer, r.stopped = v.Version, 0, false
+			r.version, r.inVer, r.stopped, r.verStart = v.Version, 0, false, len(r.queries)
 		case rec.Stop != nil:
 			if rec.Stop.Version != r.version {
 				return fmt.Errorf("journal stops version %d during version %d", rec.Stop.Version, r.version)
 			}
 			r.stopped = true
+		case rec.Round != nil:
+			if r.cfg.Repeats != RepeatsSkip {
+				return fmt.Errorf("journal has round %d, a run with --repeats %s has none", rec.Round.Start, r.cfg.Repeats)
+			}
+			if err := r.applyRound(*rec.Round, map[int]any{}); err != nil {
+				return err
+			}
+		case rec.Eval != nil:
+			if err := r.applyEval(*rec.Eval); err != nil {
+				return err
+			}
 		case rec.Query != nil:
 			q := *rec.Query
+			if r.cfg.Repeats == RepeatsSkip {
+				return fmt.Errorf("journal has query %d outside a round, a run with --repeats skip has rounds", q.Index)
+			}
 			if q.Index != len(r.queries) || q.Version != r.version || r.stopped {
 				return fmt.Errorf("journal has query %d of version %d after %d queries in version %d",
 					q.Index, q.Version, len(r.queries), r.version)
@@ -331,7 +374,8 @@ func (r *runner[O]) replay(recs []record) error {
 			}
 		}
 	}
-	r.resumed = len(r.queries)
+	r.resumed = len(r.complete())
+	r.reported = r.resumed
 	return nil
 }
 
@@ -339,6 +383,7 @@ func (r *runner[O]) replay(recs []record) error {
 func (r *runner[O]) addQuery(q Query) error {
 	r.queries = append(r.queries, q)
 	r.inVer++
+	r.evaluated++
 	if q.Valid {
 		obj, err := r.task.Parse(q.Object)
 		if err != nil {
@@ -351,7 +396,16 @@ func (r *runner[O]) addQuery(q Query) error {
 
 // loop runs versions and queries until the budget is spent.
 func (r *runner[O]) loop() error {
-	for len(r.queries) < r.cfg.Budget {
+	for r.evaluated < r.cfg.Budget && r.exhausted == "" {
+		if r.inRound != nil { // resumed inside a round
+			if err := r.evaluatePending(); err != nil {
+				return err
+			}
+			if err := r.roundDone(); err != nil {
+				return err
+			}
+			continue
+		}
 		if r.version < 0 || r.inVer >= r.cfg.RetrainEvery || r.stopped {
 			if err := r.newVersion(); err != nil {
 				return err
@@ -367,22 +421,58 @@ func (r *runner[O]) loop() error {
 				return err
 			}
 		}
+		if r.cfg.Repeats == RepeatsSkip {
+			stop, err := r.round()
+			if err != nil {
+				return err
+			}
+			if stop != nil {
+				if err := r.stopVersion(stop); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := r.roundDone(); err != nil {
+				return err
+			}
+			continue
+		}
 		q, stop, err := r.query()
 		if err != nil {
 			return fmt.Errorf("bo: query %d: %w", len(r.queries), err)
 		}
 		if stop != nil {
-			if err := r.journal.append(record{Stop: stop}); err != nil {
-				return fmt.Errorf("bo: %w", err)
+			if err := r.stopVersion(stop); err != nil {
+				return err
 			}
-			r.stopped = true
-			r.logf("version %d: max EI %.3g < tau %g after %d queries; retraining early", r.version, stop.EI, r.cfg.Tau, r.inVer)
 			continue
 		}
 		if err := r.commit(q); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// stopVersion journals the early end of the current version's inner loop.
+func (r *runner[O]) stopVersion(stop *Stop) error {
+	if err := r.journal.append(record{Stop: stop}); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	r.stopped = true
+	r.logf("version %d: max EI %.3g < tau %g after %d queries; retraining early", r.version, stop.EI, r.cfg.Tau, r.inVer)
+	return nil
+}
+
+// roundDone rewrites results.npz after a round and reports its queries.
+func (r *runner[O]) roundDone() error {
+	if err := r.writeResults(); err != nil {
+		return err
+	}
+	for i := r.reported; i < len(r.complete()); i++ {
+		r.progress(StageQuery, &r.queries[i])
+	}
+	r.reported = len(r.complete())
 	return nil
 }
 
@@ -405,7 +495,7 @@ func (r *runner[O]) newVersion() error {
 		}
 	}
 	v := r.version + 1
-	r.version, r.inVer, r.stopped, r.surReady = v, 0, false, false
+	r.version, r.inVer, r.stopped, r.surReady, r.verStart = v, 0, false, false, len(r.queries)
 	r.progress(StageRetrain, nil)
 	epochs := r.cfg.RetrainEpochs
 	if v == 0 {
@@ -587,12 +677,12 @@ func (r *runner[O]) prepareSurrogate() error {
 	}
 	r.sur.reset(x, u)
 	r.encodeS = time.Since(start).Seconds()
-	first := len(r.queries) - r.inVer
-	if r.inVer > 0 {
+	if len(r.queries) > r.verStart {
 		r.progress(StageReplay, nil)
 	}
-	for _, q := range r.queries[first:] {
-		if r.cfg.Strategy == StrategyBO {
+	for _, q := range r.queries[r.verStart:] {
+		// A round fits the GP once, before its first query.
+		if r.cfg.Strategy == StrategyBO && (r.cfg.Repeats == RepeatsAuthors || q.Index == q.Round) {
 			r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 		}
 		r.addPoint(q)
@@ -650,7 +740,7 @@ func (r *runner[O]) commit(q Query) error {
 }
 
 func (r *runner[O]) writeResults() error {
-	if err := writeResults(r.opts.Dir, r.cfg, r.model.LatentDim(), r.data.Scores[r.initBest], r.queries, r.versions); err != nil {
+	if err := writeResults(r.opts.Dir, r.cfg, r.model.LatentDim(), r.data.Scores[r.initBest], r.complete(), r.versions); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
 	return nil
@@ -667,8 +757,18 @@ func (r *runner[O]) best() bestPoint {
 	return bestPoint{score: r.data.Scores[i], object: r.task.Key(r.data.Objects[i])}
 }
 
+// complete returns the queries before the open round, if any: those with
+// their scores.
+func (r *runner[O]) complete() []Query {
+	if r.inRound != nil {
+		return r.queries[:r.inRound.start]
+	}
+	return r.queries
+}
+
 func (r *runner[O]) result() *Result {
-	res := &Result{Queries: r.queries, Versions: r.versions, Resumed: r.resumed, Maximize: r.sign > 0}
+	res := &Result{Queries: r.complete(), Versions: r.versions, Resumed: r.resumed, Maximize: r.sign > 0,
+		Evaluated: r.evaluated, Exhausted: r.exhausted}
 	if len(r.util) > 0 {
 		res.InitialBest = r.data.Scores[r.initBest]
 		b := r.best()

@@ -97,8 +97,8 @@ func reference(t *testing.T) *bo.Result {
 
 func TestToyImproves(t *testing.T) {
 	res := reference(t)
-	if len(res.Queries) != 30 || len(res.Versions) != 3 {
-		t.Fatalf("%d queries in %d versions, want 30 in 3", len(res.Queries), len(res.Versions))
+	if res.Evaluated != 30 || len(res.Versions) != 3 || res.Exhausted != "" {
+		t.Fatalf("%d evaluations in %d versions (exhausted %q), want 30 in 3", res.Evaluated, len(res.Versions), res.Exhausted)
 	}
 	if !(res.Best < res.InitialBest) {
 		t.Errorf("best %.4f does not improve on the start %.4f", res.Best, res.InitialBest)
@@ -144,8 +144,8 @@ func TestRandomSearch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Queries) != cfg.Budget {
-				t.Fatalf("%d queries, want %d", len(res.Queries), cfg.Budget)
+			if len(res.Queries) != cfg.Budget || res.Evaluated != cfg.Budget {
+				t.Fatalf("%d queries and %d evaluations, want %d", len(res.Queries), res.Evaluated, cfg.Budget)
 			}
 			seen := map[string]bool{}
 			for _, q := range res.Queries {
@@ -156,10 +156,11 @@ func TestRandomSearch(t *testing.T) {
 					t.Errorf("%s query %d: valid %v, duplicate %v, object %s", strategy, q.Index, q.Valid, q.Duplicate, q.Object)
 				}
 				seen[q.Object] = true
+				if q.Draws < 1 || q.Perturbations != 0 || q.Known {
+					t.Errorf("%s query %d: %d draws, %d perturbations, known %v; want >= 1 draw, no perturbation, a new object",
+						strategy, q.Index, q.Draws, q.Perturbations, q.Known)
+				}
 				if strategy == bo.StrategyPrior {
-					if q.Draws != 0 {
-						t.Errorf("prior query %d records %d box draws", q.Index, q.Draws)
-					}
 					continue
 				}
 				if q.Draws < 1 || q.Perturbations != 0 {
@@ -180,6 +181,7 @@ func TestRandomSearch(t *testing.T) {
 func TestRandomSearchRedraws(t *testing.T) {
 	cfg := toyConfig()
 	cfg.Strategy, cfg.Budget, cfg.SamplesPerModel = bo.StrategyRandom, 10, 0
+	cfg.Repeats = bo.RepeatsAuthors
 	res, err := bo.Run[float64](cfg, coarseTask{}, coarseModel{}, coarseData(), bo.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +210,7 @@ type coarseTask struct{}
 func (coarseTask) Score(x float64) (float64, error) { return -x, nil }
 func (coarseTask) FailureScore() float64            { return -100 }
 func (coarseTask) Maximize() bool                   { return true }
+func (coarseTask) Deterministic() bool              { return true }
 func (coarseTask) Key(x float64) string             { return fmt.Sprint(x) }
 func (coarseTask) Parse(k string) (float64, error) {
 	var x float64
@@ -262,15 +265,25 @@ func TestJournalRecords(t *testing.T) {
 		if q.Incumbent != best {
 			t.Errorf("query %d: incumbent %v, want %v", q.Index, q.Incumbent, best)
 		}
+		// A round fits the GP once, on the version's 80 encoded points and
+		// every earlier query of the version (known objects and invalid
+		// decodes included).
 		g := q.GP
-		first := q.Index%10 == 0
+		if q.Index != q.Round {
+			if g != nil {
+				t.Errorf("query %d (round %d) records a GP fit", q.Index, q.Round)
+			}
+			continue
+		}
+		verStart := slices.IndexFunc(res.Queries, func(p bo.Query) bool { return p.Version == q.Version })
+		first := verStart == q.Index
 		switch {
 		case g == nil:
 			t.Fatalf("query %d records no GP fit", q.Index)
 		case g.Warm == first:
 			t.Errorf("query %d: warm %v, want %v", q.Index, g.Warm, !first)
-		case g.Points != 80+q.Index%10:
-			t.Errorf("query %d: GP on %d points, want %d", q.Index, g.Points, 80+q.Index%10)
+		case g.Points != 80+q.Index-verStart:
+			t.Errorf("query %d: GP on %d points, want %d", q.Index, g.Points, 80+q.Index-verStart)
 		case !(g.Noise > 0 && g.Outputscale > 0 && g.LengthscaleMin > 0 && g.LengthscaleMin <= g.LengthscaleMax) || g.LogLik == 0:
 			t.Errorf("query %d: GP record %+v", q.Index, *g)
 		}
@@ -314,8 +327,20 @@ func TestResultsNPZ(t *testing.T) {
 	if got := byName["sample_points"].Len(); got != 15 {
 		t.Errorf("%d sample points, want 3 versions x 5", got)
 	}
-	if got := byName["opt_latents"].Shape; !reflect.DeepEqual(got, []int{30, 3}) {
-		t.Errorf("opt_latents shape %v, want [30 3]", got)
+	if got := byName["opt_latents"].Shape; !reflect.DeepEqual(got, []int{len(res.Queries), 3}) {
+		t.Errorf("opt_latents shape %v, want [%d 3]", got, len(res.Queries))
+	}
+	known := byName["opt_known"].Data.([]int64)
+	nKnown := 0
+	for i, q := range res.Queries {
+		if (known[i] == 1) != q.Known {
+			t.Errorf("results.npz opt_known[%d] = %d, journal known %v", i, known[i], q.Known)
+		}
+		nKnown += int(known[i])
+	}
+	if len(res.Queries) != 30+nKnown+invalid(res.Queries) {
+		t.Errorf("%d queries with %d known and %d invalid, want 30 evaluations besides them",
+			len(res.Queries), nKnown, invalid(res.Queries))
 	}
 }
 
@@ -473,7 +498,7 @@ func TestCorruptJournal(t *testing.T) {
 	runUntilPanic(t, dir, 5+4)
 	path := filepath.Join(dir, bo.JournalFile)
 	b, _ := os.ReadFile(path)
-	b = bytes.Replace(b, []byte(`"query"`), []byte(`"qvery"`), 1)
+	b = bytes.Replace(b, []byte(`"round"`), []byte(`"rovnd"`), 1)
 	os.WriteFile(path, b, 0o644)
 	_, err := runToy(t, toyConfig(), dir, true, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "journal.jsonl, line 2") {
@@ -559,7 +584,7 @@ func TestKillAndResume(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != -1 {
 				t.Fatalf("the child ended by itself (%v) before it was killed, after %d journal lines", err, killedAt)
 			}
-			if killedAt >= 33 {
+			if killedAt >= 63 {
 				t.Fatalf("the child finished (%d journal lines) before it was killed", killedAt)
 			}
 			got, err := runToy(t, toyConfig(), dir, true, nil, t.Logf)
@@ -571,8 +596,8 @@ func TestKillAndResume(t *testing.T) {
 				t.Errorf("nothing resumed from %d journal lines", killedAt)
 			}
 			sameQueries(t, got.Queries, want.Queries)
-			if journalLines(dir) != 33 {
-				t.Errorf("journal has %d lines, want 30 queries + 3 versions", journalLines(dir))
+			if journalLines(dir) != 63 {
+				t.Errorf("journal has %d lines, want 30 rounds and their evaluations + 3 versions", journalLines(dir))
 			}
 		})
 	}
@@ -604,16 +629,22 @@ func TestTauStopsInnerLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Queries) != 6 || len(res.Versions) != 6 {
-		t.Fatalf("%d queries in %d versions, want 6 in 6", len(res.Queries), len(res.Versions))
+	if res.Evaluated != 6 || len(res.Versions) != 6 {
+		t.Fatalf("%d evaluations in %d versions, want 6 in 6", res.Evaluated, len(res.Versions))
 	}
-	for i, q := range res.Queries {
-		if q.Version != i {
-			t.Errorf("query %d in version %d, want %d", i, q.Version, i)
+	perVersion := map[int]int{}
+	for _, q := range res.Queries {
+		if q.Valid && !q.Known {
+			perVersion[q.Version]++
 		}
 	}
-	if n := journalLines(dir); n != 6+6+5 {
-		t.Errorf("journal has %d lines, want 6 queries, 6 versions and 5 stops", n)
+	for v := range 6 {
+		if perVersion[v] != 1 {
+			t.Errorf("version %d has %d evaluations, want 1", v, perVersion[v])
+		}
+	}
+	if n := journalLines(dir); n != 2*6+6+5 {
+		t.Errorf("journal has %d lines, want 6 rounds, their evaluations, 6 versions and 5 stops", n)
 	}
 	// A resumed run that ends on a stop retrains before its next query.
 	cfg.Budget = 7
@@ -621,8 +652,8 @@ func TestTauStopsInnerLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := more.Queries[6]; q.Version != 6 {
-		t.Errorf("query 6 after resuming in version %d, want 6", q.Version)
+	if q := more.Queries[len(more.Queries)-1]; q.Version != 6 || more.Evaluated != 7 {
+		t.Errorf("the 7th evaluation after resuming in version %d, want 6", q.Version)
 	}
 }
 
@@ -693,4 +724,15 @@ func TestRandomSearchResume(t *testing.T) {
 		t.Errorf("%d queries resumed, want some of version 1's", got.Resumed)
 	}
 	sameQueries(t, got.Queries, want.Queries)
+}
+
+// invalid counts the invalid decodes among qs.
+func invalid(qs []bo.Query) int {
+	n := 0
+	for _, q := range qs {
+		if !q.Valid {
+			n++
+		}
+	}
+	return n
 }

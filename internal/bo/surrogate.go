@@ -26,8 +26,10 @@ type surrogate struct {
 type fitResult struct {
 	model *gp.Model
 	nz    gp.Normalizer
-	yStd  []float64 // standardised utilities
-	err   error     // why the fit failed (model nil)
+	st    gp.Standardizer
+	xn    *mat.Dense // normalised inputs
+	yStd  []float64  // standardised utilities
+	err   error      // why the fit failed (model nil)
 	dur   time.Duration
 }
 
@@ -66,7 +68,7 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		res.dur = time.Since(start)
 		return res
 	}
-	res.yStd = st.Transform(s.u)
+	res.st, res.yStd = st, st.Transform(s.u)
 	kernel, err := gp.ParseKernel(s.cfg.Kernel)
 	if err != nil {
 		res.err = err
@@ -74,6 +76,7 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		return res
 	}
 	xn := res.nz.Transform(x)
+	res.xn = xn
 	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
 		Approximation: gp.Approximation(s.cfg.GPObjective)}
 	m, err := fitGP(xn, res.yStd, opts)
@@ -94,6 +97,7 @@ func (s *surrogate) fit(seed uint64) fitResult {
 // proposal is the acquisition's choice of the next latent point.
 type proposal struct {
 	z        []float64 // latent point (original space)
+	u        []float64 // the same point in the unit box
 	acqValue float64   // EI or log-EI at the point
 	ei       float64   // EI at the point (for the stopping rule)
 	dur      time.Duration
@@ -107,31 +111,53 @@ func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (propo
 	start := time.Now()
 	d := f.model.Dim()
 	bestF := acq.QuantileBest(f.yStd, s.cfg.BestQuantile)
-	var fn acq.Acquisition
-	if s.cfg.Acq == AcqLogEI {
-		fn = acq.NewLogEI(f.model, bestF)
-	} else {
-		fn = acq.NewEI(f.model, bestF)
-	}
-	lower, upper := make([]float64, d), make([]float64, d)
-	for k := range upper {
-		upper[k] = 1
-	}
+	fn := s.acquisition(f.model, bestF)
+	lower, upper := unitBox(d)
 	var target acq.Function = fn
 	if len(tried) > 0 {
 		target = newExclusion(fn, s.cfg.Acq == AcqLogEI, f.nz, tried)
 	}
+	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed)
+	if err != nil {
+		return proposal{}, err
+	}
+	p.z = make([]float64, d)
+	f.nz.InverseVec(p.z, p.u)
+	p.dur = time.Since(start)
+	return p, nil
+}
+
+// acquisition returns the configured acquisition function of model m with
+// incumbent bestF.
+func (s *surrogate) acquisition(m *gp.Model, bestF float64) acq.Acquisition {
+	if s.cfg.Acq == AcqLogEI {
+		return acq.NewLogEI(m, bestF)
+	}
+	return acq.NewEI(m, bestF)
+}
+
+// maximize maximises target (fn, or fn penalised) over the box [lower,
+// upper] of the unit box and returns the maximiser u with fn's value and
+// EI there; z is left to the caller.
+func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64) (proposal, error) {
 	res, err := acq.Maximize(target, lower, upper, acq.Options{
 		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Selection: acq.Selection(s.cfg.RestartSelection), Seed: seed,
 	})
 	if err != nil {
 		return proposal{}, fmt.Errorf("maximise %s: %w", s.cfg.Acq, err)
 	}
-	mean, variance := f.model.Predict(res.X)
+	mean, variance := m.Predict(res.X)
 	ei, _, _ := acq.EI(mean, variance, bestF)
-	z := make([]float64, d)
-	f.nz.InverseVec(z, res.X)
-	return proposal{z: z, acqValue: fn.Eval(res.X, nil), ei: ei, dur: time.Since(start)}, nil
+	return proposal{u: res.X, acqValue: fn.Eval(res.X, nil), ei: ei}, nil
+}
+
+// unitBox returns the bounds of [0, 1]^d.
+func unitBox(d int) (lower, upper []float64) {
+	lower, upper = make([]float64, d), make([]float64, d)
+	for k := range upper {
+		upper[k] = 1
+	}
+	return lower, upper
 }
 
 // argmax returns the index of the largest value (the first of ties).

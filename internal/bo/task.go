@@ -8,8 +8,15 @@ import (
 // expression's text, a design, a molecule's SMILES).
 type Task[O any] interface {
 	// Score returns the objective of obj in the task's own direction. An
-	// error or a NaN counts as a failure and gets FailureScore.
+	// error or a NaN counts as a failure and gets FailureScore. It must be
+	// safe for concurrent use: a round of q proposals evaluates them at
+	// once.
 	Score(obj O) (float64, error)
+	// Deterministic reports whether Score always gives an object the same
+	// score. Under RepeatsSkip the loop then never evaluates an object
+	// whose score it knows; a stochastic objective evaluates repeats again
+	// (as replicates).
+	Deterministic() bool
 	// FailureScore is the score of an invalid decode or a failed evaluation.
 	FailureScore() float64
 	// Maximize reports whether higher scores are better.

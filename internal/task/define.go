@@ -86,6 +86,7 @@ func (e erasedObjective[O]) Score(obj any) (float64, error) {
 }
 
 func (e erasedObjective[O]) FailureScore() float64       { return e.o.FailureScore() }
+func (e erasedObjective[O]) Deterministic() bool         { return e.o.Deterministic() }
 func (e erasedObjective[O]) Maximize() bool              { return e.o.Maximize() }
 func (e erasedObjective[O]) Describe() map[string]string { return e.o.Describe() }
 

@@ -18,9 +18,21 @@ type Defaults struct {
 	K        float64
 	Beta     models.BetaSchedule
 	GradClip float64
+	// Pretraining's learning-rate schedules: PyTorch's ReduceLROnPlateau on
+	// the validation loss with PlateauFactor and PlateauPatience, floored at
+	// PlateauFloor times the learning rate (1: never lowered); and a decay by
+	// DecayFactor every DecayEvery steps (DecayEvery 0: none).
+	PlateauFactor   float64
+	PlateauPatience int
+	PlateauFloor    float64
+	DecayFactor     float64
+	DecayEvery      int
+	// PretrainAugment applies the task's augmentation (Spec.Augment) in
+	// pretraining too; retraining in the BO loop always applies it.
+	PretrainAugment bool
 	// MetricWeight is beta_metric and Eta the metric threshold; PredWeight
-	// is beta_TP.
-	MetricWeight, Eta, PredWeight float64
+	// is beta_TP; Nu the soft triplet's smoothing temperature (0: unset).
+	MetricWeight, Eta, PredWeight, Nu float64
 	// Retraining in the BO loop.
 	InitialRetrainEpochs, RetrainEpochs float64
 	RetrainBatchSize                    int
@@ -58,8 +70,14 @@ type TrainRequest struct {
 	// Latent is the latent dimension of a new network (0: the task's).
 	Latent int
 	// Plateau lowers the learning rate when the validation loss stalls
-	// (nil: never); a resumed training keeps its own.
+	// (nil: never) and Decay every so many steps (nil: never); a resumed
+	// training keeps its own.
 	Plateau *models.Plateau
+	Decay   *models.StepDecay
+	// Augment applies the task's augmentation (Spec.Augment) to pretraining
+	// mini-batches; a resumed training keeps its own setting when its
+	// checkpoint records it.
+	Augment bool
 	// Out is the checkpoint path; Resume continues the training saved there.
 	Out    string
 	Resume bool
@@ -110,6 +128,7 @@ type ImportRequest struct{ From, Vocab, Out string }
 type TypedObjective[O any] interface {
 	Score(obj O) (float64, error)
 	FailureScore() float64
+	Deterministic() bool
 	Maximize() bool
 	Key(obj O) string
 	Parse(key string) (O, error)
@@ -168,8 +187,22 @@ func (s Spec[O, E]) Validate() error {
 		return fmt.Errorf("task %s: Objective, Dataset, Example, NewNetwork and Decode are required", s.Name)
 	case len(s.Networks) == 0:
 		return fmt.Errorf("task %s: no network kinds", s.Name)
-	case s.Defaults.Epochs < 1 || s.Defaults.BatchSize < 1 || !(s.Defaults.LR > 0) || math.IsNaN(s.Defaults.K):
+	case s.Defaults.Epochs < 1 || s.Defaults.BatchSize < 1 || !(s.Defaults.LR > 0) || math.IsNaN(s.Defaults.K) ||
+		!(s.Defaults.PlateauFactor > 0 && s.Defaults.PlateauFactor < 1) || !(s.Defaults.PlateauFloor > 0 && s.Defaults.PlateauFloor <= 1):
 		return fmt.Errorf("task %s: incomplete defaults %+v", s.Name, s.Defaults)
 	}
 	return nil
+}
+
+// Plateau returns pretraining's plateau schedule for learning rate lr.
+func (d Defaults) Plateau(lr float64) *models.Plateau {
+	return models.TorchPlateau(d.PlateauFactor, d.PlateauPatience, d.PlateauFloor*lr)
+}
+
+// Decay returns pretraining's step decay, nil for none.
+func (d Defaults) Decay() *models.StepDecay {
+	if d.DecayEvery < 1 {
+		return nil
+	}
+	return &models.StepDecay{Factor: d.DecayFactor, Every: d.DecayEvery}
 }

@@ -122,6 +122,9 @@ type Objective interface {
 	Score(obj any) (float64, error)
 	// FailureScore is the score of an invalid decode or a failed evaluation.
 	FailureScore() float64
+	// Deterministic reports whether Score always gives an object the same
+	// score (the loop then never evaluates an object twice).
+	Deterministic() bool
 	// Maximize reports whether higher scores are better.
 	Maximize() bool
 	// Key is the identity of obj (the novelty check and the journal);

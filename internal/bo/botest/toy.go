@@ -105,6 +105,9 @@ func (Task) FailureScore() float64 { return 5 }
 // Maximize is false: lower scores are better.
 func (Task) Maximize() bool { return false }
 
+// Deterministic is true: the score is a function of the object.
+func (Task) Deterministic() bool { return true }
+
 // Key returns the coordinates as comma-separated shortest decimals.
 func (Task) Key(x []float64) string {
 	parts := make([]string, len(x))
@@ -145,6 +148,10 @@ type Model struct {
 	Refuse func(x []float64) error
 	// Asked counts the calls of Accept.
 	Asked int
+	// Grid, when set, is the rounding step of decoded coordinates instead
+	// of 0.001: a coarse grid makes most latent points decode to a few
+	// objects, as a poorly trained decoder does.
+	Grid float64
 }
 
 // Model returns a fresh model (centre 0) of the problem.
@@ -199,6 +206,10 @@ func (m *Model) Decode(z *mat.Dense, seed uint64) ([][]float64, []bool, error) {
 		}
 		x := m.p.decodeRaw(row, m.centre)
 		for j := range x {
+			if m.Grid > 0 {
+				x[j] = math.Round((x[j]+decodeNoise*rng.NormFloat64())/m.Grid) * m.Grid
+				continue
+			}
 			x[j] = math.Round((x[j]+decodeNoise*rng.NormFloat64())*1000) / 1000
 		}
 		if math.Sqrt(r2) <= InvalidRadius {

@@ -17,14 +17,18 @@ const TaskName = "topology"
 
 // Defaults are the topology task's hyperparameters (DESIGN.md section 9): the
 // conv VAE pretrained for 300 epochs at batch 1024 with k = 1e-3 and no
-// gradient clipping (the authors' script leaves it off), the KL weight
-// annealed from 1e-6 to 1e-4 after 1000 steps, beta_metric 1, beta_TP 10 (the
+// gradient clipping (the authors' script leaves it off), a constant learning
+// rate (their plateau schedule's min_lr is the rate itself), no augmentation
+// in pretraining (rotations and flips, which keep the labels, only in
+// retraining), the KL weight annealed from 1e-6 to 1e-4 after 1000 steps,
+// beta_metric 1, beta_TP 10, the soft triplet's smoothing nu 0.05 (the
 // authors' topology script), retraining one epoch (one more before the first
 // query) at batch 256 with clipping at 20, budget 500, r 50, a GP on 2500 best
 // + 500 random points with 500 inducing points.
 var Defaults = task.Defaults{
 	Epochs: 300, BatchSize: 1024, LR: 1e-3, K: 1e-3, Beta: models.AnnealedBeta(1e-6, 1e-4, 1000), GradClip: 0,
-	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 10,
+	PlateauFactor: 0.2, PlateauPatience: 20, PlateauFloor: 1, PretrainAugment: false,
+	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 10, Nu: 0.05,
 	InitialRetrainEpochs: 1, RetrainEpochs: 1, RetrainBatchSize: 256, RetrainGradClip: models.DefaultGradClip,
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
 }
@@ -92,6 +96,9 @@ func (o Objective) Score(d Design) (float64, error) {
 
 // FailureScore is the score of an empty design.
 func (Objective) FailureScore() float64 { return 0 }
+
+// Deterministic is true: the similarity is a function of the design.
+func (Objective) Deterministic() bool { return true }
 
 // Maximize is true: higher similarity is better.
 func (Objective) Maximize() bool { return true }

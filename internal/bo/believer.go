@@ -1,0 +1,78 @@
+package bo
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/acq"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
+)
+
+// believer is a round's GP conditioned on the points the round has added
+// since its fit, with the fit's hyperparameters and inducing points kept:
+// the known scores of repeated objects and the failure scores of invalid
+// decodes (real observations), and at each chosen proposal the posterior
+// mean there (the kriging believer's fantasy, Ginsbourger et al. 2010).
+// Conditioning costs one posterior computation (O(N M²) for a sparse GP),
+// against a refit's tens of them, and makes the next maximiser of the
+// acquisition move away from points already chosen or known.
+type believer struct {
+	fit   fitResult
+	spec  gp.Spec
+	hyper gp.Hyper
+	x     *mat.Dense // normalised inputs: the fit's, then the added points
+	y     []float64  // standardised targets
+	real  []float64  // standardised real observations, for the incumbent
+	model *gp.Model
+}
+
+// newBeliever starts from a successful fit.
+func newBeliever(f fitResult) *believer {
+	m := f.model
+	h := m.Hyper()
+	return &believer{
+		fit:   f,
+		spec:  gp.Spec{Kernel: m.Kernel(), Inducing: m.Inducing(), Warp: h.WarpA != nil, Approximation: m.Approximation()},
+		hyper: h,
+		x:     f.xn,
+		y:     append([]float64(nil), f.yStd...),
+		real:  append([]float64(nil), f.yStd...),
+		model: m,
+	}
+}
+
+// standardize maps a utility to the fit's standardised scale.
+func (b *believer) standardize(u float64) float64 { return b.fit.st.Transform([]float64{u})[0] }
+
+// mean returns the posterior mean at u (unit box, standardised).
+func (b *believer) mean(u []float64) float64 {
+	m, _ := b.model.Predict(u)
+	return m
+}
+
+// bestF returns EI's incumbent: the quantile q of the real observations.
+func (b *believer) bestF(q float64) float64 { return acq.QuantileBest(b.real, q) }
+
+// add conditions the GP on y (standardised) at u; real marks an
+// observation rather than a fantasy.
+func (b *believer) add(u []float64, y float64, real bool) error {
+	n, d := b.x.Dims()
+	x := mat.NewDense(n+1, d, nil)
+	x.Slice(0, n, 0, d).(*mat.Dense).Copy(b.x)
+	x.SetRow(n, u)
+	ys := append(append([]float64(nil), b.y...), y)
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		return fmt.Errorf("condition the GP: target %v", y)
+	}
+	m, err := gp.New(x, ys, b.spec, b.hyper)
+	if err != nil {
+		return fmt.Errorf("condition the GP on %d points: %w", n+1, err)
+	}
+	b.x, b.y, b.model = x, ys, m
+	if real {
+		b.real = append(b.real, y)
+	}
+	return nil
+}

@@ -1,0 +1,435 @@
+package bo_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/bo/botest"
+)
+
+// checkNoRepeat fails when an object was evaluated twice or evaluated
+// although it is in the labelled data, and returns the number of known
+// (skipped) repeats.
+func checkNoRepeat(t *testing.T, res *bo.Result, task bo.Task[[]float64], data bo.Data[[]float64]) int {
+	t.Helper()
+	inData := map[string]bool{}
+	for _, o := range data.Objects {
+		inData[task.Key(o)] = true
+	}
+	evaluated := map[string]int{}
+	known := 0
+	for _, q := range res.Queries {
+		switch {
+		case q.Known:
+			known++
+			if !inData[q.Object] && evaluated[q.Object] == 0 {
+				t.Errorf("query %d: object %s marked known but never scored before", q.Index, q.Object)
+			}
+		case q.Valid:
+			if inData[q.Object] {
+				t.Errorf("query %d: evaluated %s, which is in the labelled data", q.Index, q.Object)
+			}
+			if evaluated[q.Object]++; evaluated[q.Object] > 1 {
+				t.Errorf("query %d: evaluated %s again", q.Index, q.Object)
+			}
+		}
+	}
+	if len(evaluated) != res.Evaluated {
+		t.Errorf("%d distinct objects evaluated, the run counts %d", len(evaluated), res.Evaluated)
+	}
+	return known
+}
+
+// TestNoRepeatsCollapsedDecoder: a decoder that maps most latent points
+// onto a few grid objects makes the acquisition return to known objects
+// again and again; none is evaluated twice, each known one is journaled
+// with its known score, and the run either spends its budget on distinct
+// objects or ends saying that nothing novel is within reach.
+func TestNoRepeatsCollapsedDecoder(t *testing.T) {
+	p, data := newToy(t)
+	for _, grid := range []float64{0.25, 1} {
+		t.Run(fmt.Sprint(grid), func(t *testing.T) {
+			m := p.Model()
+			m.Grid = grid
+			cfg := toyConfig()
+			cfg.Budget, cfg.SamplesPerModel = 20, 0
+			res, err := bo.Run[[]float64](cfg, p.Task(), m, data, bo.Options{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			known := checkNoRepeat(t, res, p.Task(), data)
+			fallbacks := 0
+			for _, q := range res.Queries {
+				if q.Fallback != "" {
+					fallbacks++
+				}
+			}
+			t.Logf("grid %v: %d evaluations, %d known, %d fallbacks, exhausted %q", grid, res.Evaluated, known, fallbacks, res.Exhausted)
+			if known == 0 {
+				t.Error("no known object was proposed; the test checks nothing")
+			}
+			if res.Evaluated != cfg.Budget && res.Exhausted == "" {
+				t.Errorf("%d evaluations of a budget of %d without saying why", res.Evaluated, cfg.Budget)
+			}
+		})
+	}
+}
+
+// TestSkipNothingNovel: every latent point decodes to the same data object;
+// the run ends at once with a reason, evaluates nothing and does not spin.
+func TestSkipNothingNovel(t *testing.T) {
+	start := time.Now()
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 5, 0
+	res, err := bo.Run[float64](cfg, coarseTask{}, constModel{}, coarseData(), bo.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluated != 0 || !strings.Contains(res.Exhausted, "no novel object") {
+		t.Fatalf("%d evaluations, exhausted %q; want none and a reason", res.Evaluated, res.Exhausted)
+	}
+	if len(res.Queries) != 0 {
+		t.Errorf("%d queries journaled, want none (the round found nothing to evaluate)", len(res.Queries))
+	}
+	t.Logf("ended after %v: %s", time.Since(start), res.Exhausted)
+}
+
+// constModel decodes every point to 3, an object of the data.
+type constModel struct{ coarseModel }
+
+func (constModel) Decode(z *mat.Dense, _ uint64) ([]float64, []bool, error) {
+	n, _ := z.Dims()
+	objs, ok := make([]float64, n), make([]bool, n)
+	for i := range objs {
+		objs[i], ok[i] = 3, true
+	}
+	return objs, ok, nil
+}
+
+// TestRandomSearchNothingNovel: random search on a decoder whose every
+// object is known ends with a reason instead of evaluating a duplicate.
+func TestRandomSearchNothingNovel(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Strategy, cfg.Budget, cfg.SamplesPerModel = bo.StrategyRandom, 10, 0
+	res, err := bo.Run[float64](cfg, coarseTask{}, coarseModel{}, coarseData(), bo.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, q := range res.Queries {
+		if q.Duplicate || q.Known || seen[q.Object] {
+			t.Errorf("query %d evaluated %s again", q.Index, q.Object)
+		}
+		seen[q.Object] = true
+	}
+	// The data hold 0..17 of the objects 0..20.
+	if res.Evaluated != 3 || res.Exhausted == "" {
+		t.Errorf("%d evaluations, exhausted %q; want the 3 novel objects, then an end with a reason", res.Evaluated, res.Exhausted)
+	}
+}
+
+// TestRoundsOfQ: q proposals per round are distinct novel objects, the GP
+// is fitted once per round, and the run is deterministic.
+func TestRoundsOfQ(t *testing.T) {
+	p, data := newToy(t)
+	cfg := toyConfig()
+	cfg.Q = 4
+	run := func() *bo.Result {
+		res, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run()
+	checkNoRepeat(t, res, p.Task(), data)
+	if res.Evaluated != cfg.Budget {
+		t.Fatalf("%d evaluations, want %d", res.Evaluated, cfg.Budget)
+	}
+	perRound := map[int]int{}
+	for _, q := range res.Queries {
+		if q.Valid && !q.Known {
+			perRound[q.Round]++
+		}
+		if (q.GP != nil) != (q.Index == q.Round) {
+			t.Errorf("query %d of round %d: GP record %v; want one on each round's first query", q.Index, q.Round, q.GP != nil)
+		}
+	}
+	// 10 queries a version: rounds of 4, 4, 2.
+	sizes := map[int]int{}
+	for _, n := range perRound {
+		sizes[n]++
+	}
+	if sizes[4] != 6 || sizes[2] != 3 || len(sizes) != 2 {
+		t.Errorf("round sizes %v, want six rounds of 4 and three of 2", sizes)
+	}
+	sameQueries(t, run().Queries, res.Queries)
+}
+
+// TestTrustRegionRun: the journal records the trust region per round, its
+// length follows the TuRBO schedule on the round's results, and a resumed
+// run equals an uninterrupted one.
+func TestTrustRegionRun(t *testing.T) {
+	p, data := newToy(t)
+	cfg := toyConfig()
+	cfg.Q, cfg.TrustRegion = 2, true
+	cfg.TR.Successes, cfg.TR.Failures = 2, 2
+	dir := t.TempDir()
+	res, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := readRounds(t, dir)
+	if len(rounds) == 0 || rounds[0].TR == nil || rounds[0].TR.Length != cfg.TR.Init {
+		t.Fatalf("first round's trust region %+v, want length %v", rounds[0].TR, cfg.TR.Init)
+	}
+	best := minScore(data.Scores)
+	lengths := map[float64]bool{}
+	for k := 0; k+1 < len(rounds); k++ {
+		rd, next := rounds[k], rounds[k+1]
+		improved := false
+		for _, q := range res.Queries[rd.Start:next.Start] {
+			if q.Valid && !q.Known && q.Score < best-1e-3*abs(best) {
+				improved = true
+			}
+		}
+		for _, q := range res.Queries[rd.Start:next.Start] {
+			if q.Valid && q.Score < best {
+				best = q.Score
+			}
+		}
+		want := expectTR(*rd.TR, cfg.TR, improved)
+		if *next.TR != want {
+			t.Errorf("round %d: trust region %+v after %+v (improved %v), want %+v", next.Start, *next.TR, *rd.TR, improved, want)
+		}
+		lengths[next.TR.Length] = true
+	}
+	if len(lengths) < 2 {
+		t.Errorf("trust region lengths %v: the schedule never changed it; the test checks little", lengths)
+	}
+	checkNoRepeat(t, res, p.Task(), data)
+}
+
+// expectTR is the TuRBO schedule written out for the test (d = 3, q = 2).
+func expectTR(s bo.TrustRegion, c bo.TrustRegionConfig, success bool) bo.TrustRegion {
+	if success {
+		s.Successes++
+		s.Failures = 0
+	} else {
+		s.Failures++
+		s.Successes = 0
+	}
+	if s.Successes == c.Successes {
+		s.Length, s.Successes = min(2*s.Length, c.Max), 0
+	} else if s.Failures == c.Failures {
+		s.Length, s.Failures = s.Length/2, 0
+	}
+	if s.Length < c.Min {
+		s.Length, s.Successes, s.Failures, s.Restarts = c.Init, 0, 0, s.Restarts+1
+	}
+	return s
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+func minScore(s []float64) float64 {
+	m := s[0]
+	for _, v := range s {
+		m = min(m, v)
+	}
+	return m
+}
+
+// readRounds returns the round records of a run's journal.
+func readRounds(t *testing.T, dir string) []bo.Round {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, bo.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []bo.Round
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var rec struct{ Round *bo.Round }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Round != nil {
+			out = append(out, *rec.Round)
+		}
+	}
+	return out
+}
+
+// countingTask appends the key of every finished evaluation to a file; the
+// evaluation number block (from 1), when set, never finishes, so that a
+// parent can kill the process in the middle of a round.
+type countingTask struct {
+	botest.Task
+	path  string
+	block int64
+	calls *atomic.Int64
+	mu    *sync.Mutex
+}
+
+func (c countingTask) Score(x []float64) (float64, error) {
+	if n := c.calls.Add(1); n == c.block {
+		select {} // killed here
+	}
+	time.Sleep(5 * time.Millisecond)
+	s, err := c.Task.Score(x)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ferr := os.OpenFile(c.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if ferr != nil {
+		return s, ferr
+	}
+	defer f.Close()
+	fmt.Fprintln(f, c.Task.Key(x))
+	return s, err
+}
+
+func newCountingTask(p *botest.Problem, path string, block int64) countingTask {
+	return countingTask{Task: p.Task(), path: path, block: block, calls: new(atomic.Int64), mu: new(sync.Mutex)}
+}
+
+func qConfig() bo.Config {
+	cfg := toyConfig()
+	cfg.Q, cfg.SamplesPerModel = 4, 0
+	return cfg
+}
+
+const roundChildEnv = "BO_TEST_ROUND_CHILD_DIR"
+
+// TestRoundKillChild is the child process of TestKillInsideRound.
+func TestRoundKillChild(t *testing.T) {
+	dir := os.Getenv(roundChildEnv)
+	if dir == "" {
+		t.Skip("child of TestKillInsideRound only")
+	}
+	p, data := newToy(t)
+	task := newCountingTask(p, filepath.Join(dir, "evaluated.txt"), 14)
+	if _, err := bo.Run[[]float64](qConfig(), task, p.Model(), data, bo.Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lines returns the lines of a file (none when it is missing).
+func lines(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b))
+}
+
+// TestKillInsideRound kills a run with q = 4 while one evaluation of its
+// fourth round hangs and the round's others are journaled; the resumed run
+// evaluates only the unfinished one and then equals an uninterrupted run,
+// and every object is evaluated exactly once.
+func TestKillInsideRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	p, data := newToy(t)
+	ref, err := bo.Run[[]float64](qConfig(), p.Task(), p.Model(), data, bo.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	counter := filepath.Join(dir, "evaluated.txt")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRoundKillChild$")
+	cmd.Env = append(os.Environ(), roundChildEnv+"="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	// Rounds of 4, 4 and 2 make a version of 10: evaluations 11-14 are the
+	// fourth round, and the 14th hangs. Wait until the other 13 finished
+	// and are journaled.
+	for len(lines(counter)) < 13 || journalCount(dir, `"eval"`) < 13 {
+		select {
+		case err := <-done:
+			t.Fatalf("the child ended by itself (%v) after %d evaluations", err, len(lines(counter)))
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("the child did not reach 13 evaluations in 60 s (%d)", len(lines(counter)))
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var exit *exec.ExitError
+	if err := <-done; !errors.As(err, &exit) {
+		t.Fatalf("the child ended by itself (%v)", err)
+	}
+	task := newCountingTask(p, counter, 0)
+	got, err := bo.Run[[]float64](qConfig(), task, p.Model(), data, bo.Options{Dir: dir, Resume: true, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fourthRound(ref.Queries); got.Resumed != want {
+		t.Errorf("resumed %d queries, want the %d of the three complete rounds", got.Resumed, want)
+	}
+	sameQueries(t, got.Queries, ref.Queries)
+	evaluated := lines(counter)
+	count := map[string]int{}
+	for _, k := range evaluated {
+		if count[k]++; count[k] > 1 {
+			t.Errorf("%s evaluated %d times", k, count[k])
+		}
+	}
+	if len(evaluated) != ref.Evaluated {
+		t.Errorf("%d evaluations in all, want %d", len(evaluated), ref.Evaluated)
+	}
+	if calls := task.calls.Load(); calls != int64(ref.Evaluated-13) {
+		t.Errorf("the resumed run evaluated %d objects, want %d", calls, ref.Evaluated-13)
+	}
+}
+
+// fourthRound returns the index of the fourth round's first query.
+func fourthRound(qs []bo.Query) int {
+	starts := 0
+	for _, q := range qs {
+		if q.Index == q.Round {
+			if starts++; starts == 4 {
+				return q.Index
+			}
+		}
+	}
+	return -1
+}
+
+// journalCount counts the journal lines holding s.
+func journalCount(dir, s string) int {
+	b, err := os.ReadFile(filepath.Join(dir, bo.JournalFile))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "{"+s) {
+			n++
+		}
+	}
+	return n
+}
