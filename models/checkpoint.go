@@ -55,8 +55,11 @@ type TrainingState struct {
 	LabelMax      float64 `json:"label_max"`
 	HasLabelRange bool    `json:"has_label_range"`
 	// Plateau is the learning-rate schedule on the validation loss, with its
-	// state (nil: none).
-	Plateau *Plateau `json:"plateau,omitempty"`
+	// state (nil: none); Decay the step decay of the rate (nil: none).
+	Plateau *Plateau   `json:"plateau,omitempty"`
+	Decay   *StepDecay `json:"lr_decay,omitempty"`
+	// Augment says whether mini-batches were augmented (nil: not recorded).
+	Augment *bool `json:"augment,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
@@ -176,9 +179,10 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 // State returns the trainer's resumable state (without tensors).
 func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
+	augment := t.Augment != nil
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
-		Plateau: t.Plateau}
+		Plateau: t.Plateau, Decay: t.Decay, Augment: &augment}
 }
 
 // stateDict returns the network's tensors and the target predictor's,
@@ -253,7 +257,8 @@ func (t *Trainer[E]) LoadWeights(path string) error {
 
 // Resume restores what a trainer made with the checkpoint's options needs
 // beyond the network weights (loaded with the network): the target
-// predictor, Adam's state, the step and epoch counters and the label range.
+// predictor, Adam's state, the step and epoch counters, the label range and
+// the learning-rate schedules.
 func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	net, pred, err := LoadState(path)
 	if err != nil {
@@ -276,7 +281,7 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	}
 	t.Step, t.Epoch, t.EpochStep = st.Step, st.Epoch, st.EpochStep
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
-	t.Plateau = st.Plateau
+	t.Plateau, t.Decay = st.Plateau, st.Decay
 	t.adam.SetLR(st.LR)
 	return nil
 }

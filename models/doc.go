@@ -9,4 +9,29 @@
 //
 // All losses are built from torch ops, run on the tensors' device and are
 // differentiated by libtorch's autograd. They work in float32 or float64.
+//
+// # The authors' code and the paper
+//
+// Where the authors' code (T-LBO's metrics.py and models, weighted
+// retraining's data modules) and the paper differ, this package follows the
+// paper, unless the code's behaviour is what produced the paper's numbers and
+// the paper is silent (DESIGN.md section 11):
+//   - metric-loss positives are the pairs with dy <= eta and negatives those
+//     with dy > eta, as metrics.py splits them (the paper writes dy < eta; the
+//     two differ only for exact ties, which min-max normalised scores of a
+//     finite data set do produce);
+//   - the soft contrastive loss of negatives is weighted by 2 - min(eta,
+//     dz)/eta as the paper writes, not by the code's (2 - min(eta, dz))/eta,
+//     an operator-precedence slip (ContrastiveLoss);
+//   - the learning rate follows PyTorch's ReduceLROnPlateau on the
+//     validation loss, as T-LBO's Lightning models configure it (Plateau,
+//     TorchPlateau; the settings are the tasks' defaults), not weighted
+//     retraining's Keras schedule (KerasPlateau), which T-LBO does not use;
+//   - validation examples are drawn with replacement in proportion to the
+//     rank weights, as the authors' validation loader (a WeightedRandomSampler
+//     over the validation set) does, when the validation data carries weights
+//     (Fit); the paper says nothing of validation;
+//   - one deviation of ours: the plateau schedule and the best-epoch tracking
+//     start once the KL weight has reached its final value (Fit), since
+//     during annealing the validation loss rises with the weight.
 package models

@@ -36,12 +36,13 @@ const (
 // Metric is a metric loss with its parameters. The labels it receives are the
 // min-max normalised labels of the current training set, in [0, 1].
 //
-// Positives are the pairs with dy < Eta and negatives those with dy >= Eta
-// (DESIGN.md); the reference code counts dy == Eta as positive, which only
-// matters for exact ties.
+// Positives are the pairs with dy <= Eta and negatives those with dy > Eta,
+// as the authors' code (metrics.py) splits them; the paper writes dy < eta,
+// which differs only for exact ties. We follow the code, which made the
+// paper's numbers (DESIGN.md section 11).
 type Metric struct {
 	Kind MetricKind `json:"kind"`
-	// Eta splits positives (dy < Eta) from negatives (dy >= Eta); in (0, 1).
+	// Eta splits positives (dy <= Eta) from negatives (dy > Eta); in (0, 1).
 	Eta float64 `json:"eta"`
 	// Nu is the smoothing temperature of the soft triplet loss; 0 means unset
 	// (w_p = w_n = 1).
@@ -179,8 +180,8 @@ func SimpleLoss(z, y, pairWeights *torch.Tensor) *torch.Tensor {
 
 // ContrastiveLoss is the contrastive metric loss over pairs i < j, divided by
 // the number of strictly positive terms. With dz the latent and dy the label
-// distance, a positive pair (dy < eta) costs
-// ReLU[(max(eta, dz)/eta) (min(eta, dz) - dy)] and a negative pair (dy >= eta)
+// distance, a positive pair (dy <= eta) costs
+// ReLU[(max(eta, dz)/eta) (min(eta, dz) - dy)] and a negative pair (dy > eta)
 // ReLU[(2 - min(eta, dz)/eta) (dy - max(eta, dz))] (the soft variant), or dz,
 // resp. ReLU(dy - dz) (hard).
 //
@@ -192,7 +193,7 @@ func ContrastiveLoss(z, y *torch.Tensor, eta float64, hard bool) *torch.Tensor {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	positive := dy.LtScalar(eta)
+	positive := dy.LeScalar(eta)
 	var pos, neg *torch.Tensor
 	if hard {
 		pos = dz
@@ -378,7 +379,7 @@ func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.T
 const tripletPositiveBound = 1e-30
 
 // SoftTripletLoss is the soft triplet loss of T-LBO: over anchors i, positives j
-// (j != i, dy_ij < eta) and negatives k (dy_ik >= eta), the sum of
+// (j != i, dy_ij <= eta) and negatives k (dy_ik > eta), the sum of
 // softplus(dz_ij - dz_ik) w_p w_n with w_p = f(eta - dy_ij)/f(eta),
 // w_n = f(dy_ik - eta)/f(1 - eta), f(a) = tanh(a/(2 nu)), divided by the
 // number of strictly positive terms. nu = 0 means unset: w_p = w_n = 1.
@@ -387,7 +388,7 @@ func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	posW, negW := dy.LtScalar(eta).ToDType(dz.DType()), dy.GeScalar(eta).ToDType(dz.DType())
+	posW, negW := dy.LeScalar(eta).ToDType(dz.DType()), dy.GtScalar(eta).ToDType(dz.DType())
 	if nu > 0 {
 		f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
 		posW = posW.Mul(f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu))))
@@ -407,7 +408,7 @@ func HardTripletLoss(z, y *torch.Tensor, eta, margin float64) *torch.Tensor {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
-	t := tripletSets(dz, dy.LtScalar(eta).ToDType(dz.DType()), dy.GeScalar(eta).ToDType(dz.DType()), false)
+	t := tripletSets(dz, dy.LeScalar(eta).ToDType(dz.DType()), dy.GtScalar(eta).ToDType(dz.DType()), false)
 	term := func(d *torch.Tensor) *torch.Tensor { return d.AddScalar(margin).Relu() }
 	return tripletLoss(dz, t, term, false)
 }

@@ -134,11 +134,30 @@ type Trainer[E any] struct {
 	Augment Augment[E]
 	// Plateau, when set, lowers the learning rate when the validation loss
 	// stalls and marks the best epochs (EpochReport.Best); Fit applies it.
-	Plateau  *Plateau
+	Plateau *Plateau
+	// Decay, when set, multiplies the learning rate by its factor every
+	// Every steps; Fit applies it (pretraining).
+	Decay    *StepDecay
 	hasRange bool
 	adam     *optim.Adam
 	params   []*torch.Tensor
 	rng      *rand.Rand
+}
+
+// StepDecay multiplies the learning rate by Factor every Every optimiser
+// steps (counted over the whole training), as PyTorch's ExponentialLR stepped
+// every Every steps in icml18-jtnn's fast_molvae.
+type StepDecay struct {
+	Factor float64 `json:"factor"`
+	Every  int     `json:"every"`
+}
+
+// Validate checks the settings.
+func (d *StepDecay) Validate() error {
+	if !(d.Factor > 0 && d.Factor <= 1) || d.Every < 1 {
+		return fmt.Errorf("learning-rate decay: factor %v (want in (0, 1]) every %d steps (want >= 1)", d.Factor, d.Every)
+	}
+	return nil
 }
 
 // Augment transforms a mini-batch of examples, e.g. random rotations of
@@ -187,6 +206,18 @@ func (t *Trainer[E]) Restart(seed uint64) {
 	t.adam = optim.NewAdam(t.params, optim.DefaultAdam(t.Opts.LR))
 	t.rng = rand.New(rand.NewPCG(seed, samplerStream))
 	t.Opts.Seed = seed
+}
+
+// valSampleSeeds is the stream of the validation draws' seeds.
+const valSampleSeeds = 3
+
+// derivedSeed mixes a seed, a stream and a counter into a new seed
+// (splitmix64's finaliser).
+func derivedSeed(seed, stream, i uint64) uint64 {
+	z := seed + stream*0x9e3779b97f4a7c15 + i*0xd1b54a32d192ed03
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 // Adam returns the optimiser (for saving its state).
@@ -476,6 +507,37 @@ func (t *Trainer[E]) Evaluate(d Data[E]) (Losses, error) {
 	return sum.Scaled(1 / float64(n)), nil
 }
 
+// validate returns the validation losses of the epoch just finished. With
+// weights on val it evaluates len(val) examples drawn with replacement in
+// proportion to them, as the authors' validation loader draws with the rank
+// weights (a WeightedRandomSampler over the validation set); the draw depends
+// only on the seed and the epoch, so a resumed training draws the same.
+// Without weights it visits every example once (Evaluate).
+func (t *Trainer[E]) validate(val Data[E]) (Losses, error) {
+	if val.Weights == nil {
+		return t.Evaluate(val)
+	}
+	if err := val.Validate(false); err != nil {
+		return Losses{}, fmt.Errorf("evaluate: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(derivedSeed(t.Opts.Seed, valSampleSeeds, uint64(t.Epoch)), samplerStream))
+	sampler, err := weighting.NewWeightedSampler(val.Weights, rng)
+	if err != nil {
+		return Losses{}, fmt.Errorf("evaluate: %w", err)
+	}
+	drawn := Data[E]{Examples: make([]E, val.Len())}
+	if val.Labels != nil {
+		drawn.Labels = make([]float64, val.Len())
+	}
+	for k, j := range sampler.Sample(val.Len()) {
+		drawn.Examples[k] = val.Examples[j]
+		if val.Labels != nil {
+			drawn.Labels[k] = val.Labels[j]
+		}
+	}
+	return t.Evaluate(drawn)
+}
+
 func (t *Trainer[E]) evalBatch(examples []E, y []float64, beta float64) (Losses, error) {
 	sc := torch.NewScope()
 	defer sc.Close()
@@ -502,9 +564,24 @@ type EpochReport struct {
 }
 
 // Fit trains for epochs epochs, evaluating on val (if it has examples) after
-// each; onEpoch (may be nil) can stop training by returning an error, which
-// Fit returns.
+// each (drawn with val.Weights when set, see validate) and applying Decay
+// and Plateau; onEpoch (may be nil) can stop training by returning an
+// error, which Fit returns. onStep sees the learning rate of the next step.
 func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoch func(EpochReport) error) error {
+	if t.Decay != nil {
+		if err := t.Decay.Validate(); err != nil {
+			return err
+		}
+		inner := onStep
+		onStep = func(i, n int, l Losses) {
+			if t.Step%t.Decay.Every == 0 {
+				t.adam.SetLR(t.adam.Opts.LR * t.Decay.Factor)
+			}
+			if inner != nil {
+				inner(i, n, l)
+			}
+		}
+	}
 	for range epochs {
 		start := time.Now()
 		tl, err := t.TrainEpoch(train, onStep)
@@ -513,7 +590,7 @@ func (t *Trainer[E]) Fit(train, val Data[E], epochs int, onStep StepFunc, onEpoc
 		}
 		rep := EpochReport{Epoch: t.Epoch, Train: tl, TrainTime: time.Since(start), Best: true}
 		if val.Len() > 0 {
-			vl, err := t.Evaluate(val)
+			vl, err := t.validate(val)
 			if err != nil {
 				return fmt.Errorf("epoch %d: validation: %w", t.Epoch, err)
 			}

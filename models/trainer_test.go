@@ -200,7 +200,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 // floor 1e-4, min_delta 1e-4) and ModelCheckpoint's best epochs on a
 // sequence of validation losses.
 func TestPlateau(t *testing.T) {
-	p := AuthorsPlateau()
+	p := KerasPlateau()
 	lr := 1e-3
 	for i, c := range []struct {
 		val    float64
@@ -225,13 +225,51 @@ func TestPlateau(t *testing.T) {
 	}
 }
 
+// TestTorchPlateau follows PyTorch's ReduceLROnPlateau (threshold 1e-4
+// relative, the rate lowered after more than patience bad epochs, the count
+// restarted after a reduction) with T-LBO's expression settings scaled down:
+// factor 0.2, patience 2, floor lr/10.
+func TestTorchPlateau(t *testing.T) {
+	p := TorchPlateau(0.2, 2, 1e-4)
+	lr := 1e-3
+	for i, c := range []struct {
+		val    float64
+		best   bool
+		nextLR float64
+	}{
+		{5, true, 1e-3},
+		{4, true, 1e-3},
+		{3.9999, true, 1e-3},  // better, by less than 4 * 1e-4: bad epoch 1
+		{4.5, false, 1e-3},    // bad epoch 2
+		{4.6, false, 2e-4},    // bad epoch 3 > patience: lowered
+		{3.99, true, 2e-4},    // better by more than the threshold: the count restarts
+		{3.999, false, 2e-4},  // bad epoch 1
+		{3.9999, false, 2e-4}, // bad epoch 2
+		{4, false, 1e-4},      // bad epoch 3: 2e-4 * 0.2 floored at 1e-4
+		{1, true, 1e-4},
+	} {
+		var best bool
+		best, lr = p.Epoch(c.val, lr)
+		if best != c.best || math.Abs(lr-c.nextLR) > 1e-15 {
+			t.Errorf("epoch %d (val %v): best %v lr %v, want %v %v", i, c.val, best, lr, c.best, c.nextLR)
+		}
+	}
+	// min_lr = lr (the topology schedule): never lowered.
+	p, lr = TorchPlateau(0.2, 0, 1e-3), 1e-3
+	for _, v := range []float64{3, 4, 5, 6} {
+		if _, lr = p.Epoch(v, lr); lr != 1e-3 {
+			t.Fatalf("val %v: lr %v with min_lr = lr", v, lr)
+		}
+	}
+}
+
 // TestPlateauWaitsForAnnealing checks that Fit applies the plateau schedule
 // only once the KL weight is final: every annealing epoch is the latest best
 // and keeps the learning rate.
 func TestPlateauWaitsForAnnealing(t *testing.T) {
 	tr := toyTrainer(t, "lbo")
 	tr.Opts.Beta = BetaSchedule{Init: 1e-4, Final: 1, Warmup: 0, Every: 1, Factor: 1.1}
-	tr.Plateau = AuthorsPlateau()
+	tr.Plateau = KerasPlateau()
 	train, val, err := toyData(300).Split(0.2)
 	if err != nil {
 		t.Fatal(err)
@@ -341,5 +379,58 @@ func TestEpochResumedWithin(t *testing.T) {
 	}
 	if fresh.Epoch != 1 || fresh.EpochStep != 0 || fresh.Step != total {
 		t.Errorf("after the resumed epoch: epoch %d, epoch step %d, step %d, want 1, 0, %d", fresh.Epoch, fresh.EpochStep, fresh.Step, total)
+	}
+}
+
+// TestStepDecay: Fit multiplies the learning rate by the decay's factor
+// every Every steps, counted over the whole training.
+func TestStepDecay(t *testing.T) {
+	tr := toyTrainer(t, "lbo")
+	tr.Decay = &StepDecay{Factor: 0.5, Every: 3}
+	d := toyData(240)
+	steps := 2 * tr.StepsPerEpoch(d.Len())
+	if err := tr.Fit(d, Data[Dense]{}, 2, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1e-2 * math.Pow(0.5, float64(steps/3)); math.Abs(tr.Adam().Opts.LR-want) > 1e-15 {
+		t.Errorf("after %d steps: lr %v, want %v", steps, tr.Adam().Opts.LR, want)
+	}
+	tr.Decay = &StepDecay{Factor: 0.5}
+	if err := tr.Fit(d, Data[Dense]{}, 1, nil, nil); err == nil {
+		t.Error("a decay every 0 steps accepted")
+	}
+}
+
+// TestWeightedValidation: validation data with weights is evaluated on as
+// many examples drawn with replacement in proportion to them (here all
+// weight on one example), the same draw for the same seed and epoch.
+func TestWeightedValidation(t *testing.T) {
+	tr := toyTrainer(t, "t")
+	val := toyData(30)
+	val.Weights = make([]float64, val.Len())
+	val.Weights[4] = 1
+	copies := Data[Dense]{}
+	for range val.Len() {
+		copies.Examples = append(copies.Examples, val.Examples[4])
+		copies.Labels = append(copies.Labels, val.Labels[4])
+	}
+	eval := func(f func() (Losses, error)) Losses {
+		t.Helper()
+		if err := torch.ManualSeed(7); err != nil {
+			t.Fatal(err)
+		}
+		l, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	drawn := eval(func() (Losses, error) { return tr.validate(val) })
+	if want := eval(func() (Losses, error) { return tr.Evaluate(copies) }); drawn.Total != want.Total {
+		t.Errorf("validation drawn with the weights: loss %v, want %v (the weighted example %d times)", drawn.Total, want.Total, val.Len())
+	}
+	val.Weights = nil
+	if all := eval(func() (Losses, error) { return tr.validate(val) }); all.Total == drawn.Total {
+		t.Errorf("validation without weights: loss %v, the same as the weighted draw", all.Total)
 	}
 }

@@ -101,7 +101,8 @@ func elboFlags() []cli.Flag {
 			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.PredWeight) }) + ")"},
 		&cli.Float64Flag{Name: "eta", Usage: "metric-loss threshold between positives and negatives (" +
 			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.Eta) }) + ")"},
-		&cli.Float64Flag{Name: "nu", Usage: "soft-triplet smoothing temperature (unset: w_p = w_n = 1)"},
+		&cli.Float64Flag{Name: "nu", Usage: "soft-triplet smoothing temperature, 0 for unset: w_p = w_n = 1 (" +
+			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.Nu) }) + ")"},
 		&cli.Float64Flag{Name: "margin", Value: models.DefaultMargin, Usage: "hard-triplet margin"},
 	}
 }
@@ -123,6 +124,8 @@ func elboFromFlags(c *cli.Context, t task.Task, elbo string) (models.ELBO, error
 			return e, fmt.Errorf("--nu: only the soft triplet ELBO (t) has a temperature, not %q", e.Name)
 		}
 		e.Metric.Nu = c.Float64("nu")
+	} else if e.Metric.Kind == models.MetricTriplet {
+		e.Metric.Nu = d.Nu
 	}
 	if c.IsSet("margin") && e.Metric.Kind != models.MetricHardTriplet {
 		return e, fmt.Errorf("--margin: only the hard triplet ELBO (t-hard) has a margin, not %q", e.Name)

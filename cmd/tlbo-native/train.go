@@ -35,8 +35,27 @@ func trainCommand() *cli.Command {
 		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none (" +
 			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.GradClip) }) + ")"},
 		&cli.IntFlag{Name: "latent", Usage: "latent dimension of a new network (0: the task's)"},
-		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "multiply the learning rate by 0.2 after an epoch without a better " +
-			"validation loss, down to 1e-4 (the authors'); --lr-plateau=false keeps it constant"},
+		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "lower the learning rate when the validation loss stalls (PyTorch's " +
+			"ReduceLROnPlateau: --lr-factor after more than --lr-patience epochs without a better loss, down to --min-lr); " +
+			"--lr-plateau=false keeps it constant"},
+		&cli.Float64Flag{Name: "lr-factor", Usage: "plateau: factor of the learning rate (" +
+			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.PlateauFactor) }) + ")"},
+		&cli.IntFlag{Name: "lr-patience", Usage: "plateau: epochs without a better validation loss before lowering (" +
+			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.PlateauPatience) }) + ")"},
+		&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate (" +
+			defaultsUsage(func(d task.Defaults) string {
+				if d.PlateauFloor == 1 {
+					return "lr, never lowered"
+				}
+				return fmtFloat(d.PlateauFloor) + " x lr"
+			}) + ")"},
+		&cli.Float64Flag{Name: "lr-decay", Usage: "multiply the learning rate by this every --lr-decay-every steps (" +
+			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.DecayFactor) }) + ")"},
+		&cli.IntFlag{Name: "lr-decay-every", Usage: "steps between two --lr-decay, 0 for none (" +
+			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.DecayEvery) }) + ")"},
+		&cli.BoolFlag{Name: "augment", Usage: "augment pretraining mini-batches with the task's transformations, e.g. topology's " +
+			"rotations and flips, which keep the labels (" + defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.PretrainAugment) }) +
+			"; retraining in optimize always augments)"},
 		&cli.Float64Flag{Name: "labelled-fraction", Value: 1, Usage: "semi-supervised: share of training points keeping their label"},
 		&cli.Float64Flag{Name: "val-fraction", Value: 0.05, Usage: "share of the data held out for validation"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point in the final report (0: the network's default)"},
@@ -57,7 +76,8 @@ func trainCommand() *cli.Command {
 			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
 			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
 			"every epoch; --resume continues from it. Flags left unset take the task's defaults (DESIGN.md\n" +
-			"section 9). Mini-batches are drawn with replacement in proportion to rank weights with --k.",
+			"section 9). Mini-batches are drawn with replacement in proportion to rank weights with --k,\n" +
+			"validation examples likewise (as the authors' validation loader).",
 		Flags:  flags,
 		Action: trainAction,
 	}
@@ -89,8 +109,29 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 		CheckpointEvery: c.Int("checkpoint-every"),
 		Report:          task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
+	req.Augment = d.PretrainAugment
+	if c.IsSet("augment") {
+		req.Augment = c.Bool("augment")
+	}
 	if c.Bool("lr-plateau") {
-		req.Plateau = models.AuthorsPlateau()
+		p := d.Plateau(req.Opts.LR)
+		p.Factor, p.Patience, p.MinLR = floatOr(c, "lr-factor", p.Factor), intOr(c, "lr-patience", p.Patience), floatOr(c, "min-lr", p.MinLR)
+		if err := p.Validate(); err != nil {
+			return req, fmt.Errorf("--lr-factor, --lr-patience, --min-lr: %w", err)
+		}
+		req.Plateau = p
+	} else if c.IsSet("lr-factor") || c.IsSet("lr-patience") || c.IsSet("min-lr") {
+		return req, fmt.Errorf("--lr-factor, --lr-patience and --min-lr configure the plateau schedule, which --lr-plateau=false turns off")
+	}
+	if every := intOr(c, "lr-decay-every", d.DecayEvery); every > 0 {
+		req.Decay = &models.StepDecay{Factor: floatOr(c, "lr-decay", d.DecayFactor), Every: every}
+		if err := req.Decay.Validate(); err != nil {
+			return req, fmt.Errorf("--lr-decay, --lr-decay-every: %w", err)
+		}
+	} else if every < 0 {
+		return req, fmt.Errorf("--lr-decay-every %d: want >= 0", every)
+	} else if c.IsSet("lr-decay") {
+		return req, fmt.Errorf("--lr-decay: give --lr-decay-every too (task %s decays no learning rate)", t.Name())
 	}
 	if err := req.Opts.Validate(); err != nil {
 		return req, err

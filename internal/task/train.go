@@ -36,7 +36,13 @@ func (d *defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) 
 	if train.Labels, err = models.KeepLabels(train.Labels, req.LabelledFraction, rng); err != nil {
 		return train, val, "", fmt.Errorf("labelled fraction: %w", err)
 	}
-	train.Weights, err = weighting.RankWeights(train.Labels, req.K, maximize)
+	if train.Weights, err = weighting.RankWeights(train.Labels, req.K, maximize); err != nil {
+		return train, val, source, err
+	}
+	// The authors draw validation batches with the rank weights too.
+	if val.Len() > 0 {
+		val.Weights, err = weighting.RankWeights(val.Labels, req.K, maximize)
+	}
 	return train, val, source, err
 }
 
@@ -46,14 +52,20 @@ func LastPath(out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".last" + filepath.Ext(out)
 }
 
+// resumeFrom returns the checkpoint a resumed training continues: the latest
+// epoch's, else req.Out (written before the best/last split).
+func resumeFrom(out string) string {
+	if _, err := os.Stat(models.HeaderPath(LastPath(out))); err == nil {
+		return LastPath(out)
+	}
+	return out
+}
+
 // newTrainer builds a fresh network and its trainer, or resumes the
 // checkpoint of the latest epoch saved for req.Out.
 func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
 	if req.Resume {
-		from := LastPath(req.Out)
-		if _, err := os.Stat(from); err != nil {
-			from = req.Out // a checkpoint written before the best/last split
-		}
+		from := resumeFrom(req.Out)
 		net, tr, err := models.LoadTrainer[E](from, env.Device, d.s.Networks...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("resume: %w", err)
@@ -63,7 +75,19 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 			net.Close()
 			return nil, nil, fmt.Errorf("resume: %s was trained with ELBO %q, not %q", req.Out, tr.Opts.ELBO.Name, req.Opts.ELBO.Name)
 		}
-		tr.Augment = d.s.Augment
+		h, err := models.ReadHeader(from, "")
+		if err != nil {
+			tr.Close()
+			net.Close()
+			return nil, nil, fmt.Errorf("resume: %w", err)
+		}
+		augment := req.Augment
+		if a := h.Training.Augment; a != nil {
+			augment = *a
+		}
+		if augment {
+			tr.Augment = d.s.Augment
+		}
 		return net, tr, nil
 	}
 	net, err := d.s.NewNetwork(env, req.Latent)
@@ -75,7 +99,10 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		net.Close()
 		return nil, nil, err
 	}
-	tr.Augment, tr.Plateau = d.s.Augment, req.Plateau
+	if req.Augment {
+		tr.Augment = d.s.Augment
+	}
+	tr.Plateau, tr.Decay = req.Plateau, req.Decay
 	return net, tr, nil
 }
 
@@ -87,6 +114,9 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if req.Epochs < 1 {
 		return fmt.Errorf("epochs %d: want >= 1", req.Epochs)
+	}
+	if req.Augment && d.s.Augment == nil {
+		return fmt.Errorf("task %s has no augmentation", d.s.Name)
 	}
 	if err := torch.ManualSeed(env.Seed); err != nil {
 		return err

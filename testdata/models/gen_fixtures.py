@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Fixtures for package models, from an independent reference written from the
 formulas of DESIGN.md section 4 (explicit loops over pairs and triplets, float64,
-gradients by torch autograd). Run with Debian's python3 (torch 1.13, numpy):
+gradients by torch autograd). Positives are dy <= eta, negatives dy > eta, as the
+authors' metrics.py splits them (DESIGN.md section 11). Run with Debian's python3 (torch 1.13, numpy):
 
     /usr/bin/python3 testdata/models/gen_fixtures.py
 
@@ -39,7 +40,7 @@ def contrastive(z, y, eta, hard):
     for i in range(b):
         for j in range(i + 1, b):
             dz, dy = dist(z[i], z[j]), abs(y[i] - y[j])
-            if dy < eta:
+            if dy <= eta:
                 if hard:
                     t = dz
                 else:
@@ -61,11 +62,11 @@ def triplet(z, y, eta, nu=None, margin=None):
     for i in range(b):
         for j in range(b):
             dyij = abs(y[i] - y[j]).item()
-            if j == i or not dyij < eta:
+            if j == i or not dyij <= eta:
                 continue
             for k in range(b):
                 dyik = abs(y[i] - y[k]).item()
-                if k == i or not dyik >= eta:
+                if k == i or not dyik > eta:
                     continue
                 d = dist(z[i], z[j]) - dist(z[i], z[k])
                 if margin is not None:
@@ -101,16 +102,17 @@ def branch_counts(z, y, eta):
     """Asserts that positive and negative pairs with non-zero soft and hard
     contrastive terms, and active hard-triplet terms, all occur."""
     b = len(y)
+    ties = sum(abs(y[i] - y[j]).item() == eta for i in range(b) for j in range(i + 1, b))
     pos = neg = neg_hard = 0
     for i in range(b):
         for j in range(i + 1, b):
             dz, dy = dist(z[i], z[j]).item(), abs(y[i] - y[j]).item()
-            if dy < eta:
+            if dy <= eta:
                 pos += min(eta, dz) > dy
             else:
                 neg += dy > max(eta, dz)
                 neg_hard += dy > dz
-    print(f"b={b} eta={eta}: active positive pairs {pos}, negative {neg}, hard negative {neg_hard}")
+    print(f"b={b} eta={eta}: active positive pairs {pos}, negative {neg}, hard negative {neg_hard}, dy == eta {ties}")
     assert pos > 0 and neg > 0 and neg_hard > 0
 
 
@@ -132,7 +134,14 @@ def metric_cases():
         z = torch.tensor(rng.normal(scale=spec["scale"], size=(b, d)))
         raw = rng.uniform(0, 7, size=b)
         raw[3] = raw[1]  # a tie: dy = 0 off the diagonal
-        y = torch.tensor((raw - raw.min()) / (raw.max() - raw.min()))
+        y = (raw - raw.min()) / (raw.max() - raw.min())
+        if c == 0:
+            # Pairs exactly eta apart (0.25, exact in float32 and float64):
+            # positives in the authors' split (dy <= eta), negatives in the
+            # paper's (dy < eta).
+            inner = [i for i in range(b) if i not in (1, 3, y.argmin(), y.argmax())]
+            y[inner[0]], y[inner[1]], y[inner[2]] = 0.5, 0.75, 0.25
+        y = torch.tensor(y)
         p = f"case{c}_"
         branch_counts(z, y, eta)
         out[p + "z"], out[p + "y"], out[p + "eta"] = z.numpy(), y.numpy(), np.array(eta)

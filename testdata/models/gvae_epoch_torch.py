@@ -34,8 +34,8 @@ def soft_triplet(z, y, eta=0.1):
     # As package models: gather the valid (anchor, positive, negative) triplets.
     b = len(y)
     dz, dy = pair_distances(z, y)
-    pos = (dy < eta) & ~torch.eye(b, dtype=torch.bool)
-    idx = (pos.unsqueeze(2) & (dy >= eta).unsqueeze(1)).nonzero()
+    pos = (dy <= eta) & ~torch.eye(b, dtype=torch.bool)
+    idx = (pos.unsqueeze(2) & (dy > eta).unsqueeze(1)).nonzero()
     flat = dz.reshape(-1)
     diff = flat[idx[:, 0] * b + idx[:, 1]] - flat[idx[:, 0] * b + idx[:, 2]]
     loss = nn.functional.softplus(diff)
