@@ -46,8 +46,18 @@ func optimizeCommand() *cli.Command {
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
 		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: raw samples refined by L-BFGS-B"},
 		&cli.StringFlag{Name: "restart-selection", Value: d.RestartSelection, Usage: "acquisition: restarts picked by boltzmann sampling or the best raw samples"},
-		&cli.IntFlag{Name: "perturb-tries", Value: d.PerturbTries, Usage: "novelty check: perturbations of a duplicate's latent point"},
-		&cli.IntFlag{Name: "novelty-redo", Value: d.NoveltyRedo, Usage: "novelty check: acquisition steps redone away from the points tried"},
+		&cli.StringFlag{Name: "repeats", Value: d.Repeats, Usage: "skip: never evaluate an object whose score is known (the budget counts distinct evaluations); " +
+			"authors: the authors' novelty check (perturb, redo, then evaluate the duplicate)"},
+		&cli.IntFlag{Name: "q", Value: d.Q, Usage: "proposals per round, chosen jointly (kriging believer) and evaluated concurrently (--repeats skip)"},
+		&cli.IntFlag{Name: "repeat-tries", Value: d.RepeatTries, Usage: "acquisition steps of a proposal that may end in a known object or an invalid decode before the ball fallback (--repeats skip)"},
+		&cli.BoolFlag{Name: "trust-region", Usage: "restrict the acquisition to a TuRBO trust region around the incumbent, as LOL-BO (--repeats skip)"},
+		&cli.Float64Flag{Name: "tr-init", Value: d.TR.Init, Usage: "trust region: initial side length in the normalised latent box"},
+		&cli.Float64Flag{Name: "tr-min", Value: d.TR.Min, Usage: "trust region: restart below this length"},
+		&cli.Float64Flag{Name: "tr-max", Value: d.TR.Max, Usage: "trust region: largest length"},
+		&cli.IntFlag{Name: "tr-successes", Value: d.TR.Successes, Usage: "trust region: rounds in a row improving the best before the length doubles"},
+		&cli.IntFlag{Name: "tr-failures", Usage: "trust region: rounds in a row not improving before the length halves (0: ceil(max(4, d) / q))"},
+		&cli.IntFlag{Name: "perturb-tries", Value: d.PerturbTries, Usage: "novelty check of --repeats authors: perturbations of a duplicate's latent point"},
+		&cli.IntFlag{Name: "novelty-redo", Value: d.NoveltyRedo, Usage: "novelty check of --repeats authors: acquisition steps redone away from the points tried"},
 		&cli.IntFlag{Name: "samples-per-model", Usage: "prior samples decoded and scored per model version"},
 		&cli.Float64Flag{Name: "labelled-fraction", Usage: "semi-supervised: start from this fraction of the labelled data"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point (0: the network's default)"},
@@ -92,6 +102,9 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
 	cfg.GPObjective, cfg.RestartSelection = c.String("gp-objective"), c.String("restart-selection")
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
+	cfg.Repeats, cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.String("repeats"), c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
+	cfg.TR = bo.TrustRegionConfig{Init: c.Float64("tr-init"), Min: c.Float64("tr-min"), Max: c.Float64("tr-max"),
+		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
 	cfg.Extra = map[string]string{"task": t.Name(), "elbo": elbo.Name,
 		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", elbo.MetricWeight, elbo.PredWeight,
@@ -180,13 +193,18 @@ func runOptimize(c *cli.Context, env *task.Env, t task.Task, cfg bo.Config, obj 
 	if res.Resumed > 0 {
 		fmt.Printf("resumed %d queries from %s\n", res.Resumed, filepath.Join(dir, bo.JournalFile))
 	}
+	if res.Exhausted != "" {
+		fmt.Printf("the run ended after %d of %d evaluations: %s\n", res.Evaluated, cfg.Budget, res.Exhausted)
+	}
 	fmt.Printf("best of the start: %.6g\n", res.InitialBest)
-	fmt.Printf("top %d of %d queries:\n", c.Int("top"), len(res.Queries))
+	fmt.Printf("top %d of %d evaluations (%d queries, %d of them known objects or invalid decodes):\n", c.Int("top"), res.Evaluated,
+		len(res.Queries), len(res.Queries)-res.Evaluated)
 	var best []task.Scored
 	for i, q := range res.Top(c.Int("top")) {
-		fmt.Printf("%2d  %.6g  %s  (query %d, model v%d)\n", i+1, q.Score, q.Object, q.Index, q.Version)
+		// Query numbers are 1-based wherever a person reads them.
+		fmt.Printf("%2d  %.6g  %s  (query %d, model v%d)\n", i+1, q.Score, q.Object, q.Index+1, q.Version)
 		if o, err := obj.Parse(q.Object); err == nil {
-			best = append(best, task.Scored{Object: o, Score: q.Score, Query: q.Index})
+			best = append(best, task.Scored{Object: o, Score: q.Score, Query: q.Index + 1})
 		}
 	}
 	if err := t.Plots(env, dir, best); err != nil {
@@ -227,10 +245,17 @@ func (r *reporter) progress(p bo.Progress) {
 	switch p.Stage {
 	case bo.StageQuery:
 		q := p.Query
-		desc = fmt.Sprintf("query %d/%d best %.4g last %.4g fit %.2fs acq %.2fs decode %.2fs", p.Done, p.Budget, p.Best, q.Score,
-			q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode)
+		last := fmt.Sprintf("last %.4g", q.Score)
+		switch {
+		case q.Known:
+			last = "known object, not evaluated again"
+		case !q.Valid:
+			last = "invalid decode"
+		}
+		desc = fmt.Sprintf("evaluation %d/%d (query %d) best %.4g %s fit %.2fs acq %.2fs decode %.2fs eval %.2fs", p.Done, p.Budget,
+			q.Index+1, p.Best, last, q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode, q.Timing.Eval)
 	case bo.StageRetrain:
-		desc = fmt.Sprintf("retraining model v%d (%d/%d queries, best %.4g)", p.Version, p.Done, p.Budget, p.Best)
+		desc = fmt.Sprintf("retraining model v%d (%d/%d evaluations, best %.4g)", p.Version, p.Done, p.Budget, p.Best)
 	case bo.StageEncode:
 		desc = fmt.Sprintf("encoding the GP data of model v%d", p.Version)
 	case bo.StageReplay:

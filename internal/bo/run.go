@@ -46,7 +46,8 @@ type Progress struct {
 	// Stage is one of the Stage constants; Query is set for StageQuery.
 	Stage string
 	Query *Query
-	// Done and Budget count queries.
+	// Done counts the queries that spent budget (under RepeatsSkip the
+	// distinct evaluations), Budget is the budget.
 	Done, Budget int
 	// Version is the current model version.
 	Version int
@@ -174,6 +175,14 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 		r.sign = 1
 	}
 	r.sur.cfg = cfg
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bo: run directory: %w", err)
+	}
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
 	if err := r.open(data); err != nil {
 		return nil, err
 	}
@@ -225,7 +234,7 @@ func (r *runner[O]) progress(stage string, q *Query) {
 		return
 	}
 	b := r.best()
-	r.opts.Progress(Progress{Stage: stage, Query: q, Done: len(r.queries), Budget: r.cfg.Budget,
+	r.opts.Progress(Progress{Stage: stage, Query: q, Done: r.evaluated, Budget: r.cfg.Budget,
 		Version: r.version, Best: b.score, BestObject: b.object})
 }
 

@@ -433,3 +433,51 @@ func journalCount(dir, s string) int {
 	}
 	return n
 }
+
+// TestRunDirectoryLocked: a second run on a directory in use fails at once,
+// naming the holder's pid, and the directory is usable again afterwards.
+func TestRunDirectoryLocked(t *testing.T) {
+	p, data := newToy(t)
+	dir := t.TempDir()
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	blocking := blockingTask{Task: p.Task(), entered: entered, release: release}
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 2, 0
+	done := make(chan error, 1)
+	go func() {
+		_, err := bo.Run[[]float64](cfg, blocking, p.Model(), data, bo.Options{Dir: dir})
+		done <- err
+	}()
+	<-entered
+	_, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Resume: true})
+	if err == nil || !strings.Contains(err.Error(), "in use") || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Errorf("second run on a busy directory: %v, want an error naming pid %d", err, os.Getpid())
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Resume: true}); err != nil {
+		t.Errorf("resume after the first run ended: %v", err)
+	}
+}
+
+// blockingTask waits in its first evaluation until released.
+type blockingTask struct {
+	botest.Task
+	entered, release chan struct{}
+}
+
+func (b blockingTask) Score(x []float64) (float64, error) {
+	select {
+	case <-b.release:
+	default:
+		select {
+		case b.entered <- struct{}{}:
+		default:
+		}
+		<-b.release
+	}
+	return b.Task.Score(x)
+}
