@@ -58,6 +58,13 @@ type TrainingState struct {
 	// state (nil: none); Decay the step decay of the rate (nil: none).
 	Plateau *Plateau   `json:"plateau,omitempty"`
 	Decay   *StepDecay `json:"lr_decay,omitempty"`
+	// Sampler is the state of the sampler's generator (mini-batches and
+	// augmentation; checkpoints written before it was kept lack it).
+	// SeedSteps says that libtorch's generator was seeded from the seed and
+	// the step number (Trainer.SeedSteps). With both, a resumed training
+	// equals the uninterrupted one on one thread.
+	Sampler   []byte `json:"sampler_state,omitempty"`
+	SeedSteps bool   `json:"seed_steps,omitempty"`
 	// Augment says whether mini-batches were augmented (nil: not recorded).
 	Augment *bool `json:"augment,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
@@ -176,13 +183,18 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 	return out
 }
 
+// ExactResume reports whether a training resumed from this state draws the
+// same mini-batches and noise as the uninterrupted one would have.
+func (st TrainingState) ExactResume() bool { return len(st.Sampler) > 0 && st.SeedSteps }
+
 // State returns the trainer's resumable state (without tensors).
 func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
+	sampler, _ := t.SamplerState() // a PCG always marshals
 	augment := t.Augment != nil
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
-		Plateau: t.Plateau, Decay: t.Decay, Augment: &augment}
+		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment}
 }
 
 // stateDict returns the network's tensors and the target predictor's,
@@ -257,8 +269,10 @@ func (t *Trainer[E]) LoadWeights(path string) error {
 
 // Resume restores what a trainer made with the checkpoint's options needs
 // beyond the network weights (loaded with the network): the target
-// predictor, Adam's state, the step and epoch counters, the label range and
-// the learning-rate schedules.
+// predictor, Adam's state, the step and epoch counters, the label range, the
+// learning-rate schedules and, when the checkpoint has it, the sampler's
+// generator (else the sampler keeps the trainer's seeding). SeedSteps is the
+// caller's to set (pretraining does; the BO loop's retraining does not).
 func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	net, pred, err := LoadState(path)
 	if err != nil {
@@ -283,5 +297,10 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
 	t.Plateau, t.Decay = st.Plateau, st.Decay
 	t.adam.SetLR(st.LR)
+	if len(st.Sampler) > 0 {
+		if err := t.SetSamplerState(st.Sampler); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", path, err)
+		}
+	}
 	return nil
 }

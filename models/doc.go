@@ -34,4 +34,14 @@
 //   - one deviation of ours: the plateau schedule and the best-epoch tracking
 //     start once the KL weight has reached its final value (Fit), since
 //     during annealing the validation loss rises with the weight.
+//
+// # Resuming
+//
+// A checkpoint keeps, besides the weights and Adam's state, the step and
+// epoch counters, the schedules' state and the sampler generator's state
+// (TrainingState). With Trainer.SeedSteps, libtorch's generator (the
+// reparameterisation noise) is seeded from the seed and the step number
+// before every step, and from the seed and the epoch before every validation
+// pass, whose draw depends on them alone; so on one thread a training resumed
+// from any checkpoint equals the uninterrupted one, bit for bit.
 package models

@@ -122,8 +122,11 @@ func LoadVAE[E any](path string, dev torch.Device, kinds ...string) (VAE[E], Hea
 }
 
 // LoadTrainer reads a checkpoint written by a trainer and returns the network
-// with a trainer on dev that resumes it: same ELBO, schedule and batch size,
-// Adam's state, step and epoch counters, label range.
+// with a trainer on dev that resumes it: same ELBO, schedules, seed and batch
+// size, Adam's state, step and epoch counters, label range and sampler state.
+// A checkpoint written before the sampler state was kept gets a sampler
+// seeded from the seed plus the epoch, as then (h.Training.ExactResume says
+// which).
 func LoadTrainer[E any](path string, dev torch.Device, kinds ...string) (VAE[E], *Trainer[E], error) {
 	v, h, err := LoadVAE[E](path, dev, kinds...)
 	if err != nil {
@@ -135,8 +138,11 @@ func LoadTrainer[E any](path string, dev torch.Device, kinds ...string) (VAE[E],
 	}
 	st := *h.Training
 	tr, err := NewTrainer(v, TrainOptions{ELBO: st.ELBO, Beta: st.Beta, LR: st.LR, BatchSize: st.BatchSize,
-		GradClip: st.GradClip, Device: dev, Seed: st.Seed + uint64(st.Epoch)})
+		GradClip: st.GradClip, Device: dev, Seed: st.Seed})
 	if err == nil {
+		if len(st.Sampler) == 0 {
+			tr.seedSampler(st.Seed + uint64(st.Epoch))
+		}
 		err = tr.Resume(path, st)
 	}
 	if err != nil {

@@ -137,11 +137,18 @@ type Trainer[E any] struct {
 	Plateau *Plateau
 	// Decay, when set, multiplies the learning rate by its factor every
 	// Every steps; Fit applies it (pretraining).
-	Decay    *StepDecay
-	hasRange bool
-	adam     *optim.Adam
-	params   []*torch.Tensor
-	rng      *rand.Rand
+	Decay *StepDecay
+	// SeedSteps seeds libtorch's generator before every training step and
+	// every validation pass from the seed and the step (or epoch) number, so
+	// that the sampler's generator and the counters, which a checkpoint
+	// saves, determine the rest of the training: a resumed training then
+	// equals the uninterrupted one (on one thread). Pretraining sets it.
+	SeedSteps bool
+	hasRange  bool
+	adam      *optim.Adam
+	params    []*torch.Tensor
+	pcg       *rand.PCG
+	rng       *rand.Rand
 }
 
 // StepDecay multiplies the learning rate by Factor every Every optimiser
@@ -173,7 +180,8 @@ func NewTrainer[E any](vae VAE[E], opts TrainOptions) (*Trainer[E], error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Trainer[E]{VAE: vae, Opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, samplerStream))}
+	t := &Trainer[E]{VAE: vae, Opts: opts}
+	t.seedSampler(opts.Seed)
 	if err := vae.To(opts.Device); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -204,12 +212,35 @@ func (t *Trainer[E]) Close() {
 // predictor and the label range carry over.
 func (t *Trainer[E]) Restart(seed uint64) {
 	t.adam = optim.NewAdam(t.params, optim.DefaultAdam(t.Opts.LR))
-	t.rng = rand.New(rand.NewPCG(seed, samplerStream))
+	t.seedSampler(seed)
 	t.Opts.Seed = seed
 }
 
-// valSampleSeeds is the stream of the validation draws' seeds.
-const valSampleSeeds = 3
+// seedSampler starts the sampler's generator (mini-batches, augmentation)
+// from seed.
+func (t *Trainer[E]) seedSampler(seed uint64) {
+	t.pcg = rand.NewPCG(seed, samplerStream)
+	t.rng = rand.New(t.pcg)
+}
+
+// SamplerState returns the state of the sampler's generator, which a
+// checkpoint keeps so that a resumed training draws the same mini-batches.
+func (t *Trainer[E]) SamplerState() ([]byte, error) { return t.pcg.MarshalBinary() }
+
+// SetSamplerState restores a state that SamplerState returned.
+func (t *Trainer[E]) SetSamplerState(state []byte) error {
+	if err := t.pcg.UnmarshalBinary(state); err != nil {
+		return fmt.Errorf("trainer: sampler state: %w", err)
+	}
+	return nil
+}
+
+// Streams of the seeds SeedSteps derives.
+const (
+	stepSeedStream = 1
+	valSeedStream  = 2
+	valSampleSeeds = 3
+)
 
 // derivedSeed mixes a seed, a stream and a counter into a new seed
 // (splitmix64's finaliser).
@@ -433,6 +464,11 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 			if t.Augment != nil {
 				batch = t.Augment(examples, t.rng)
 			}
+			if t.SeedSteps {
+				if err := torch.ManualSeed(derivedSeed(t.Opts.Seed, stepSeedStream, uint64(t.Step))); err != nil {
+					return err
+				}
+			}
 			l, err := t.TrainBatch(batch, y)
 			if err != nil {
 				return err
@@ -514,6 +550,11 @@ func (t *Trainer[E]) Evaluate(d Data[E]) (Losses, error) {
 // only on the seed and the epoch, so a resumed training draws the same.
 // Without weights it visits every example once (Evaluate).
 func (t *Trainer[E]) validate(val Data[E]) (Losses, error) {
+	if t.SeedSteps {
+		if err := torch.ManualSeed(derivedSeed(t.Opts.Seed, valSeedStream, uint64(t.Epoch))); err != nil {
+			return Losses{}, err
+		}
+	}
 	if val.Weights == nil {
 		return t.Evaluate(val)
 	}

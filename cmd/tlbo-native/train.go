@@ -65,7 +65,8 @@ func trainCommand() *cli.Command {
 		&cli.IntFlag{Name: "blas-threads", Value: 1, Usage: "OpenBLAS threads under libtorch's products (0: TLBO_BLAS_THREADS, else the core count); " +
 			"1 keeps them from competing with libtorch's own threads"},
 		&cli.StringFlag{Name: "out", Usage: "checkpoint FILE.pt", Required: true},
-		&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out"},
+		&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out (an existing --out is refused without --resume or --force)"},
+		&cli.BoolFlag{Name: "force", Usage: "overwrite the checkpoint at --out (its .pt, .json, .adam.pt and .last.* files are removed first)"},
 		&cli.IntFlag{Name: "checkpoint-every", Usage: "also save the latest state every N steps within an epoch (0: after each epoch only)"},
 	)
 	flags = append(append(flags, dataFlags()...), taskOptionFlags()...)
@@ -75,9 +76,11 @@ func trainCommand() *cli.Command {
 		Description: "Writes --out (a state dict that Python's torch.load reads), its configuration FILE.json\n" +
 			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
 			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
-			"every epoch; --resume continues from it. Flags left unset take the task's defaults (DESIGN.md\n" +
-			"section 9). Mini-batches are drawn with replacement in proportion to rank weights with --k,\n" +
-			"validation examples likewise (as the authors' validation loader).",
+			"every epoch; --resume continues from it, exactly as an uninterrupted training on one thread (the\n" +
+			"checkpoints keep the sampler's random state). An existing checkpoint at --out is refused without\n" +
+			"--resume or --force, and the directory of --out is checked before any work. Flags left unset take\n" +
+			"the task's defaults (DESIGN.md section 9). Mini-batches are drawn with replacement in proportion to\n" +
+			"rank weights with --k, validation examples likewise (as the authors' validation loader).",
 		Flags:  flags,
 		Action: trainAction,
 	}
@@ -109,7 +112,7 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 		CheckpointEvery: c.Int("checkpoint-every"),
 		Report:          task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
-	req.Augment = d.PretrainAugment
+	req.Force, req.Augment = c.Bool("force"), d.PretrainAugment
 	if c.IsSet("augment") {
 		req.Augment = c.Bool("augment")
 	}

@@ -79,8 +79,10 @@ type TrainRequest struct {
 	// checkpoint records it.
 	Augment bool
 	// Out is the checkpoint path; Resume continues the training saved there.
-	Out    string
-	Resume bool
+	// Without Resume, an existing checkpoint at Out is refused unless Force
+	// (which removes it, its latest-epoch files included, before training).
+	Out           string
+	Resume, Force bool
 	// CheckpointEvery, when positive, also saves the latest state every that
 	// many steps within an epoch (an epoch of all ZINC is hours on a CPU).
 	CheckpointEvery int

@@ -52,6 +52,14 @@ func LastPath(out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".last" + filepath.Ext(out)
 }
 
+// checkpointFiles returns the files a training writes for out: the best
+// epoch's checkpoint, header and optimiser state, and the same for the
+// latest epoch.
+func checkpointFiles(out string) []string {
+	last := LastPath(out)
+	return []string{out, models.HeaderPath(out), models.AdamPath(out), last, models.HeaderPath(last), models.AdamPath(last)}
+}
+
 // resumeFrom returns the checkpoint a resumed training continues: the latest
 // epoch's, else req.Out (written before the best/last split).
 func resumeFrom(out string) string {
@@ -59,6 +67,59 @@ func resumeFrom(out string) string {
 		return LastPath(out)
 	}
 	return out
+}
+
+// checkOutput checks, before any work, that the training can write its
+// checkpoints: the directory of req.Out exists and takes a new file (one is
+// created and removed), and req.Out holds no checkpoint unless the request
+// resumes it (it must then exist) or forces a new one (the old files are
+// then removed).
+func checkOutput(req TrainRequest) error {
+	if req.Out == "" {
+		return fmt.Errorf("no checkpoint path (--out)")
+	}
+	dir := filepath.Dir(req.Out)
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("--out %s: directory %s: %w", req.Out, dir, err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("--out %s: %s is not a directory", req.Out, dir)
+	}
+	probe, err := os.CreateTemp(dir, ".tlbo-native-probe-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: directory %s is not writable: %w", req.Out, dir, err)
+	}
+	probe.Close()
+	if err := os.Remove(probe.Name()); err != nil {
+		return fmt.Errorf("--out %s: %w", req.Out, err)
+	}
+	if st, err := os.Stat(req.Out); err == nil && st.IsDir() {
+		return fmt.Errorf("--out %s is a directory; want a checkpoint file such as %s", req.Out, filepath.Join(req.Out, "vae.pt"))
+	}
+	var existing []string
+	for _, f := range checkpointFiles(req.Out) {
+		if _, err := os.Stat(f); err == nil {
+			existing = append(existing, f)
+		}
+	}
+	switch {
+	case req.Resume && req.Force:
+		return fmt.Errorf("--resume and --force: give one (continue the checkpoint, or overwrite it)")
+	case req.Resume:
+		from := resumeFrom(req.Out)
+		if _, err := os.Stat(models.HeaderPath(from)); err != nil {
+			return fmt.Errorf("--resume: no checkpoint to continue at %s (%s is missing)", req.Out, models.HeaderPath(from))
+		}
+	case len(existing) > 0 && !req.Force:
+		return fmt.Errorf("--out %s: a checkpoint is there (%s); give --resume to continue it or --force to overwrite it",
+			req.Out, strings.Join(existing, ", "))
+	case req.Force:
+		for _, f := range existing {
+			if err := os.Remove(f); err != nil {
+				return fmt.Errorf("--force: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // newTrainer builds a fresh network and its trainer, or resumes the
@@ -88,6 +149,11 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		if augment {
 			tr.Augment = d.s.Augment
 		}
+		if !h.Training.ExactResume() {
+			fmt.Fprintf(env.Stderr, "note: %s was written before checkpoints kept the sampler's and the noise's random state: "+
+				"the resumed training continues with fresh random draws and will not equal an uninterrupted one bit for bit\n", from)
+		}
+		tr.SeedSteps = true
 		return net, tr, nil
 	}
 	net, err := d.s.NewNetwork(env, req.Latent)
@@ -102,21 +168,28 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 	if req.Augment {
 		tr.Augment = d.s.Augment
 	}
-	tr.Plateau, tr.Decay = req.Plateau, req.Decay
+	tr.Plateau, tr.Decay, tr.SeedSteps = req.Plateau, req.Decay, true
 	return net, tr, nil
 }
 
 // Train pretrains the task's VAE (or resumes it) for req.Epochs epochs in
-// all. After every epoch it saves the trainer to LastPath(req.Out) (to
-// resume) and, when the validation loss is the best so far, to req.Out (the
-// authors keep the best-validation model); then it reports the network's
-// quality and timings on env.Stdout.
+// all. Before any work it checks that req.Out can be written and does not
+// overwrite a checkpoint (checkOutput). After every epoch it saves the
+// trainer to LastPath(req.Out) (to resume) and, when the validation loss is
+// the best so far, to req.Out (the authors keep the best-validation model);
+// then it reports the network's quality and timings on env.Stdout. The
+// checkpoints keep the sampler's state and libtorch is seeded from the seed
+// and the step before every step, so that on one thread a resumed training
+// equals the uninterrupted one.
 func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if req.Epochs < 1 {
 		return fmt.Errorf("epochs %d: want >= 1", req.Epochs)
 	}
 	if req.Augment && d.s.Augment == nil {
 		return fmt.Errorf("task %s has no augmentation", d.s.Name)
+	}
+	if err := checkOutput(req); err != nil {
+		return err
 	}
 	if err := torch.ManualSeed(env.Seed); err != nil {
 		return err
