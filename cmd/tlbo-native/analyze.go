@@ -59,6 +59,7 @@ func analyzeCommand() *cli.Command {
 				Action: distancesAction,
 			},
 			recoveryCommand(),
+			pmoCommand(),
 		},
 	}
 }

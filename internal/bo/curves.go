@@ -29,6 +29,8 @@ type Curve struct {
 	// them whose score was known (from the data or an earlier query) and
 	// not evaluated again: repeats the loop avoided.
 	Queries, Known int
+	// Evaluations are the distinct evaluations in order.
+	Evaluations []Evaluation
 }
 
 // Distinct returns the number of distinct evaluations of the run.
@@ -68,6 +70,24 @@ func (q Queries) Distinct() []bool {
 		}
 		seen[p] = true
 		out[i] = true
+	}
+	return out
+}
+
+// Evaluation is a distinct evaluation of a run: its object's key and score.
+type Evaluation struct {
+	Object string
+	Score  float64
+}
+
+// Evaluations returns the run's distinct evaluations in the order they
+// were made (the oracle calls of the PMO protocol).
+func (q Queries) Evaluations() []Evaluation {
+	var out []Evaluation
+	for i, d := range q.Distinct() {
+		if d {
+			out = append(out, Evaluation{Object: q.Points[i], Score: q.Scores[i]})
+		}
 	}
 	return out
 }
@@ -154,6 +174,7 @@ func ReadCurve(dir string) (Curve, error) {
 		return Curve{}, fmt.Errorf("%s: %d opt_known but %d queries", path, len(q.Known), len(q.Scores))
 	}
 	c.Best = BestCurve(initial[0], q, c.Maximize)
+	c.Evaluations = q.Evaluations()
 	c.Queries = len(q.Scores)
 	for _, k := range q.Known {
 		if k {
