@@ -45,7 +45,7 @@ func trainCommand() *cli.Command {
 		&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate (" +
 			defaultsUsage(func(d task.Defaults) string {
 				if d.PlateauFloor == 1 {
-					return "lr, never lowered"
+					return "lr (never lowered)"
 				}
 				return fmtFloat(d.PlateauFloor) + " x lr"
 			}) + ")"},
