@@ -1,0 +1,59 @@
+// Package external evaluates an objective that is a user's program, on this
+// machine (Command) or as Slurm job arrays (Slurm).
+//
+// # Protocol
+//
+// The program reads one JSON object per line on its standard input,
+//
+//	{"id": 17, "object": "CC(=O)Oc1ccccc1C(=O)O"}
+//
+// and writes one line per object on its standard output, in any order:
+//
+//	{"id": 17, "score": 0.53}
+//	{"id": 18, "error": "RDKit cannot parse the molecule"}
+//
+// The object is the task's text form: a SMILES, an expression, or for a
+// design the path of a .npy file (ObjectFile). Objects reach the program only
+// in these lines (or files), never through a shell or its command line, so
+// #, \, (, [, %, quotes, blanks and non-ASCII characters arrive as they are:
+// the request is plain JSON (UTF-8, no HTML escaping), and a shell script
+// needs to undo only \\ and \" (and \n, \t, \uXXXX for control characters).
+// The id is a number; a reply may give it as a number or a string. Output
+// lines that are not replies (a banner, progress, a reply to another id)
+// are skipped. A failure is a reply with "error", a score that is not a
+// finite number (null, a string, NaN or Infinity as Python's json module
+// writes them), no reply within the timeout, or a program that keeps
+// exiting; it is returned as a *Failure whose message the loop journals,
+// and the loop gives the object the task's failure score.
+//
+// # Command
+//
+// Command keeps a pool of Workers processes of the program, started on
+// demand, each evaluating one object at a time; N concurrent Score calls use
+// N processes. A pool rather than one process answering several ids at once
+// because most objectives are written as a loop over lines, which a single
+// process would run one object at a time; and because a pool confines a
+// crash or a hang to one evaluation: a timed-out program is killed (its
+// whole process group) and restarted, a program that exits while
+// evaluating is restarted and the object sent again, at most Retries times.
+// A program that exits after each reply (one object per run) works as
+// well. The command line is split into arguments by SplitCommand, without a
+// shell.
+//
+// # Slurm
+//
+// Slurm submits each batch of objects as one job array (sbatch --array
+// 0-(n-1)) in a directory of its own under the run directory, which must be
+// on a filesystem that the compute nodes share: manifest.jsonl (the
+// requests, one per array task), job.sh (runs the command on line
+// SLURM_ARRAY_TASK_ID+1 of the manifest, the same protocol as Command, one
+// object per program run), and results/ (per task: the program's output and
+// exit status). Array tasks are polled with squeue -r -t all (no accounting
+// database needed); a task that ends without a reply gets a FailSlurm
+// failure naming its Slurm state (FAILED, CANCELLED, TIMEOUT, ...). Score
+// collects the objects of concurrent calls into one array; the job ids are
+// reported as they are submitted (SlurmOptions.OnSubmit) so that the caller
+// can journal them, and after a restart Attach (or AttachAll) re-attaches to
+// the arrays, reading back the results already written, instead of
+// submitting the objects again.
+package external
