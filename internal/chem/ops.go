@@ -99,26 +99,8 @@ func (m *Mol) SpiroBridgehead() (spiro, bridgehead int, err error) {
 // MorganCounts returns the Morgan fingerprint with counts (RDKit's
 // GetMorganFingerprint(mol, radius)): environment ids, ascending, and their counts.
 func (m *Mol) MorganCounts(radius int) ([]uint32, []int, error) {
-	var ids *C.uint32_t
-	var counts *C.int
-	var n C.int
-	err := m.call("Morgan fingerprint", func(msg **C.char) C.int {
-		return C.tlbo_chem_morgan_counts(m.p, C.int(radius), &ids, &counts, &n, msg)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer C.tlbo_chem_free(unsafe.Pointer(ids))
-	defer C.tlbo_chem_free(unsafe.Pointer(counts))
-	outIDs := make([]uint32, int(n))
-	outCounts := make([]int, int(n))
-	for i, v := range unsafe.Slice(ids, int(n)) {
-		outIDs[i] = uint32(v)
-	}
-	for i, v := range unsafe.Slice(counts, int(n)) {
-		outCounts[i] = int(v)
-	}
-	return outIDs, outCounts, nil
+	fp, err := m.Morgan(radius, MorganOptions{})
+	return fp.IDs, fp.Counts, err
 }
 
 // DrawPNG draws the molecule (RDKit's MolDraw2DCairo) as a PNG image.

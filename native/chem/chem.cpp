@@ -4,18 +4,26 @@
 
 #include <GraphMol/Chirality.h>
 #include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/ChemTransforms/ChemTransforms.h>
 #include <GraphMol/Descriptors/Lipinski.h>
+#include <GraphMol/Descriptors/MolDescriptors.h>
+#include <GraphMol/Descriptors/MolSurf.h>
+#include <GraphMol/Fingerprints/AtomPairs.h>
+#include <GraphMol/Fingerprints/FingerprintUtil.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolDraw2D/MolDraw2DCairo.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
+#include <GraphMol/Substruct/SubstructMatch.h>
 #include <RDGeneral/RDLog.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -85,6 +93,26 @@ void flatten_rings(const RDKit::VECT_INT_VECT &rings, int **atoms, int **sizes, 
     throw;
   }
   *n = static_cast<int>(sz.size());
+}
+
+// take_counts copies a sparse count vector's non-zero (id, count) pairs, ids ascending.
+template <typename I>
+void take_counts(const RDKit::SparseIntVect<I> &fp, uint32_t **ids, int **counts, int *n) {
+  std::vector<uint32_t> id;
+  std::vector<int> c;
+  for (const auto &kv : fp.getNonzeroElements()) {
+    if (kv.first < 0) throw std::runtime_error("negative fingerprint id");
+    id.push_back(static_cast<uint32_t>(kv.first));
+    c.push_back(kv.second);
+  }
+  *ids = alloc_copy(id);
+  try {
+    *counts = alloc_copy(c);
+  } catch (...) {
+    std::free(*ids);
+    throw;
+  }
+  *n = static_cast<int>(id.size());
 }
 
 void check_atom(const RDKit::ROMol &m, int a) {
@@ -245,24 +273,148 @@ int tlbo_chem_spiro_bridgehead(const tlbo_mol *m, int *n_spiro, int *n_bridgehea
   });
 }
 
-int tlbo_chem_morgan_counts(const tlbo_mol *m, int radius, uint32_t **ids, int **counts, int *n, char **err) {
+int tlbo_chem_morgan_counts(const tlbo_mol *m, int radius, int use_features, int use_chirality, uint32_t **ids,
+                            int **counts, int *n, char **err) {
   return guard(err, [&] {
-    std::unique_ptr<RDKit::SparseIntVect<std::uint32_t>> fp(
-        RDKit::MorganFingerprints::getFingerprint(*m->mol, static_cast<unsigned>(radius)));
-    std::vector<uint32_t> id;
-    std::vector<int> c;
-    for (const auto &kv : fp->getNonzeroElements()) {
-      id.push_back(kv.first);
-      c.push_back(kv.second);
+    if (radius < 0) return fail(err, "negative Morgan radius");
+    std::vector<std::uint32_t> invars;
+    std::vector<std::uint32_t> *inv = nullptr;
+    if (use_features) {
+      invars.resize(m->mol->getNumAtoms());
+      RDKit::MorganFingerprints::getFeatureInvariants(*m->mol, invars);
+      inv = &invars;
     }
-    *ids = alloc_copy(id);
-    try {
-      *counts = alloc_copy(c);
-    } catch (...) {
-      std::free(*ids);
-      throw;
+    std::unique_ptr<RDKit::SparseIntVect<std::uint32_t>> fp(RDKit::MorganFingerprints::getFingerprint(
+        *m->mol, static_cast<unsigned>(radius), inv, nullptr, use_chirality != 0, true, true));
+    take_counts(*fp, ids, counts, n);
+    return 0;
+  });
+}
+
+int tlbo_chem_atom_pair_counts(const tlbo_mol *m, int min_length, int max_length, int include_chirality,
+                               uint32_t **ids, int **counts, int *n, char **err) {
+  return guard(err, [&] {
+    if (min_length < 1 || max_length < min_length) return fail(err, "bad atom-pair path lengths");
+    std::unique_ptr<RDKit::SparseIntVect<std::int32_t>> fp(RDKit::AtomPairs::getAtomPairFingerprint(
+        *m->mol, static_cast<unsigned>(min_length), static_cast<unsigned>(max_length), nullptr, nullptr, nullptr,
+        include_chirality != 0, true, -1));
+    take_counts(*fp, ids, counts, n);
+    return 0;
+  });
+}
+
+int tlbo_chem_descriptor(const tlbo_mol *m, const char *name, double *out, char **err) {
+  return guard(err, [&] {
+    using namespace RDKit::Descriptors;
+    static const std::map<std::string, std::function<double(const RDKit::ROMol &)>> table = {
+        {"amw", [](const RDKit::ROMol &x) { return calcAMW(x, false); }},
+        {"heavy_amw", [](const RDKit::ROMol &x) { return calcAMW(x, true); }},
+        {"exact_mw", [](const RDKit::ROMol &x) { return calcExactMW(x, false); }},
+        {"tpsa", [](const RDKit::ROMol &x) { return calcTPSA(x, true, false); }},
+        {"crippen_logp",
+         [](const RDKit::ROMol &x) {
+           double logp = 0, mr = 0;
+           calcCrippenDescriptors(x, logp, mr, true, true);
+           return logp;
+         }},
+        {"crippen_mr",
+         [](const RDKit::ROMol &x) {
+           double logp = 0, mr = 0;
+           calcCrippenDescriptors(x, logp, mr, true, true);
+           return mr;
+         }},
+        {"num_hbd", [](const RDKit::ROMol &x) { return double(calcNumHBD(x)); }},
+        {"num_hba", [](const RDKit::ROMol &x) { return double(calcNumHBA(x)); }},
+        {"lipinski_hbd", [](const RDKit::ROMol &x) { return double(calcLipinskiHBD(x)); }},
+        {"lipinski_hba", [](const RDKit::ROMol &x) { return double(calcLipinskiHBA(x)); }},
+        {"num_rotatable_bonds", [](const RDKit::ROMol &x) { return double(calcNumRotatableBonds(x)); }},
+        {"num_rotatable_bonds_strict",
+         [](const RDKit::ROMol &x) { return double(calcNumRotatableBonds(x, Strict)); }},
+        {"num_rotatable_bonds_nonstrict",
+         [](const RDKit::ROMol &x) { return double(calcNumRotatableBonds(x, NonStrict)); }},
+        {"num_rings", [](const RDKit::ROMol &x) { return double(calcNumRings(x)); }},
+        {"num_aromatic_rings", [](const RDKit::ROMol &x) { return double(calcNumAromaticRings(x)); }},
+        {"num_heavy_atoms", [](const RDKit::ROMol &x) { return double(calcNumHeavyAtoms(x)); }},
+    };
+    auto it = table.find(name ? name : "");
+    if (it == table.end()) return fail(err, std::string("unknown descriptor ") + (name ? name : "(null)"));
+    *out = it->second(*m->mol);
+    return 0;
+  });
+}
+
+int tlbo_chem_from_smarts(const char *smarts, tlbo_mol **out, char **err) {
+  init_logs();
+  return guard(err, [&] {
+    std::unique_ptr<RDKit::RWMol> q(RDKit::SmartsToMol(std::string(smarts)));
+    if (!q) return fail(err, "cannot parse SMARTS");
+    *out = new tlbo_mol{std::move(q)};
+    return 0;
+  });
+}
+
+int tlbo_chem_substruct_matches(const tlbo_mol *m, const tlbo_mol *q, int uniquify, int use_chirality,
+                                int max_matches, int **atoms, int *n_matches, int *match_size, char **err) {
+  return guard(err, [&] {
+    if (max_matches < 1) return fail(err, "max_matches must be positive");
+    RDKit::SubstructMatchParameters ps;
+    ps.uniquify = uniquify != 0;
+    ps.useChirality = use_chirality != 0;
+    ps.maxMatches = static_cast<unsigned>(max_matches);
+    auto matches = RDKit::SubstructMatch(*m->mol, *q->mol, ps);
+    std::vector<int> flat;
+    int size = static_cast<int>(q->mol->getNumAtoms());
+    for (const auto &match : matches) {
+      if (static_cast<int>(match.size()) != size) throw std::runtime_error("match of unexpected size");
+      for (const auto &pr : match) flat.push_back(pr.second);
     }
-    *n = static_cast<int>(id.size());
+    *atoms = alloc_copy(flat);
+    *n_matches = static_cast<int>(matches.size());
+    *match_size = size;
+    return 0;
+  });
+}
+
+int tlbo_chem_delete_substructs(const tlbo_mol *m, const tlbo_mol *q, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    std::unique_ptr<RDKit::ROMol> r(RDKit::deleteSubstructs(*m->mol, *q->mol, false, false));
+    *out = new tlbo_mol{std::make_unique<RDKit::RWMol>(*r)};
+    return 0;
+  });
+}
+
+int tlbo_chem_add_hs(const tlbo_mol *m, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    auto r = std::make_unique<RDKit::RWMol>(*m->mol);
+    RDKit::MolOps::addHs(*r);
+    *out = new tlbo_mol{std::move(r)};
+    return 0;
+  });
+}
+
+int tlbo_chem_remove_hs(const tlbo_mol *m, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    auto r = std::make_unique<RDKit::RWMol>(*m->mol);
+    RDKit::MolOps::removeHs(*r);
+    *out = new tlbo_mol{std::move(r)};
+    return 0;
+  });
+}
+
+int tlbo_chem_sssr(tlbo_mol *m, int **atoms, int **sizes, int *n, char **err) {
+  return guard(err, [&] {
+    RDKit::VECT_INT_VECT rings;
+    RDKit::MolOps::findSSSR(*m->mol, rings);
+    flatten_rings(rings, atoms, sizes, n);
+    return 0;
+  });
+}
+
+int tlbo_chem_distance_matrix(const tlbo_mol *m, int use_bo, double *out, char **err) {
+  return guard(err, [&] {
+    const double *d = RDKit::MolOps::getDistanceMat(*m->mol, use_bo != 0, false, true);
+    size_t n = m->mol->getNumAtoms();
+    if (n) std::memcpy(out, d, sizeof(double) * n * n);
     return 0;
   });
 }

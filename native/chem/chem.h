@@ -73,8 +73,39 @@ int tlbo_chem_atom_rings(tlbo_mol *m, int **atoms, int **sizes, int *n, char **e
 int tlbo_chem_assign_stereo(tlbo_mol *m, int clean, int force, int flag_possible, int *n_centers, char **err);
 int tlbo_chem_crippen_logp(const tlbo_mol *m, double *logp, char **err);
 int tlbo_chem_spiro_bridgehead(const tlbo_mol *m, int *n_spiro, int *n_bridgehead, char **err);
-/* Morgan fingerprint with counts: n (id, count) pairs, ids sorted ascending. */
-int tlbo_chem_morgan_counts(const tlbo_mol *m, int radius, uint32_t **ids, int **counts, int *n, char **err);
+/* Morgan fingerprint with counts (GetMorganFingerprint(m, radius, useFeatures=use_features,
+ * useChirality=use_chirality)): n (id, count) pairs, ids sorted ascending. */
+int tlbo_chem_morgan_counts(const tlbo_mol *m, int radius, int use_features, int use_chirality, uint32_t **ids,
+                            int **counts, int *n, char **err);
+/* Atom-pair fingerprint with counts (GetAtomPairFingerprint(m, minLength, maxLength,
+ * includeChirality=include_chirality), 2D distances): n (id, count) pairs, ids ascending. */
+int tlbo_chem_atom_pair_counts(const tlbo_mol *m, int min_length, int max_length, int include_chirality,
+                               uint32_t **ids, int **counts, int *n, char **err);
+/* A named descriptor of RDKit's C++ Descriptors, as a double:
+ *   amw (average MW, hydrogens included: MolWt), heavy_amw, exact_mw, tpsa (CalcTPSA, no S and P),
+ *   crippen_logp, crippen_mr, num_hbd, num_hba (CalcNumHBD/HBA), lipinski_hbd, lipinski_hba,
+ *   num_rotatable_bonds (the default definition, Strict), num_rotatable_bonds_strict,
+ *   num_rotatable_bonds_nonstrict, num_rings, num_aromatic_rings, num_heavy_atoms.
+ * An unknown name is an error. */
+int tlbo_chem_descriptor(const tlbo_mol *m, const char *name, double *out, char **err);
+/* A SMARTS pattern as a query molecule (Chem.MolFromSmarts). Query handles may be
+ * matched against distinct molecules from several threads at once. */
+int tlbo_chem_from_smarts(const char *smarts, tlbo_mol **out, char **err);
+/* SubstructMatch(m, q) with uniquify, use_chirality and max_matches (RDKit's defaults: 1, 0,
+ * 1000): n_matches matches of match_size atoms each (m's indices, in q's atom order),
+ * concatenated in atoms. */
+int tlbo_chem_substruct_matches(const tlbo_mol *m, const tlbo_mol *q, int uniquify, int use_chirality,
+                                int max_matches, int **atoms, int *n_matches, int *match_size, char **err);
+/* DeleteSubstructs(m, q) (every match removed, onlyFrags false), as a new molecule. */
+int tlbo_chem_delete_substructs(const tlbo_mol *m, const tlbo_mol *q, tlbo_mol **out, char **err);
+/* AddHs(m) and RemoveHs(m) (sanitised), as new molecules. */
+int tlbo_chem_add_hs(const tlbo_mol *m, tlbo_mol **out, char **err);
+int tlbo_chem_remove_hs(const tlbo_mol *m, tlbo_mol **out, char **err);
+/* The SSSR found afresh (Chem.GetSSSR: MolOps::findSSSR), as tlbo_chem_symm_sssr. */
+int tlbo_chem_sssr(tlbo_mol *m, int **atoms, int **sizes, int *n, char **err);
+/* The distance matrix (Chem.GetDistanceMatrix(m, useBO=use_bo), recomputed), row-major into
+ * out, which holds num_atoms^2 doubles. */
+int tlbo_chem_distance_matrix(const tlbo_mol *m, int use_bo, double *out, char **err);
 int tlbo_chem_draw_png(const tlbo_mol *m, int width, int height, unsigned char **png, size_t *n, char **err);
 
 /* Fields. */
