@@ -4,7 +4,8 @@
 The objectives are GuacaMol's goal-directed benchmarks (BenevolentAI/guacamol, standard_benchmarks.py,
 score_modifier.py, common_scoring_functions.py, utils/fingerprints.py, utils/descriptors.py), which TDC
 and the PMO benchmark vendor. GuacaMol itself is not installable here (no PyPI), so the definitions are
-written again below over RDKit's Python API, function for function; QED is rdkit.Chem.QED.qed itself,
+written again below over RDKit's Python API, function for function, from GuacaMol's source
+(BenevolentAI/guacamol at 60ebe1f; the target SMILES are its strings); QED is rdkit.Chem.QED.qed itself,
 BertzCT rdkit.Chem.Descriptors.BertzCT and the PHCO fingerprint rdkit.Chem.Pharm2D's
 Gen2DFingerprint(mol, Gobbi_Pharm2D.factory), as GuacaMol calls them.
 
@@ -227,8 +228,8 @@ TARGETS = {
     'mestranol': 'COc1ccc2[C@H]3CC[C@@]4(C)[C@@H](CC[C@@]4(O)C#C)[C@@H]3CCc2c1',
     'camphor': 'CC1(C)C2CCC1(C)C(=O)C2',
     'menthol': 'CC(C)C1CCC(C)CC1O',
-    'tadalafil': 'O=C1N(CC(N2C1CC3=C(C4=CC=CC=C4N3)C2C5=CC=C(OCO6)C6=C5)=O)C',
-    'sildenafil': 'CCCC1=NN(C)C2=C1N=C(NC2=O)C1=C(OCC)C=CC(=C1)S(=O)(=O)N1CCN(C)CC1',
+    'tadalafil': 'O=C1N(CC(N2C1CC3=C(C2C4=CC5=C(OCO5)C=C4)NC6=C3C=CC=C6)=O)C',
+    'sildenafil': 'CCCC1=NN(C2=C1N=C(NC2=O)C3=C(C=CC(=C3)S(=O)(=O)N4CCN(CC4)C)OCC)C',
     'osimertinib': 'COc1cc(N(C)CCN(C)C)c(NC(=O)C=C)cc1Nc2nccc(n2)c3cn(C)c4ccccc34',
     'fexofenadine': 'CC(C)(C(=O)O)c1ccc(cc1)C(O)CCCN2CCC(CC2)C(O)(c3ccccc3)c4ccccc4',
     'ranolazine': 'COc1ccccc1OCC(O)CN2CCN(CC(=O)Nc3c(C)cccc3C)CC2',

@@ -50,21 +50,23 @@
 //     aromatic rings CalcNumAromaticRings; BertzCT is ported from RDKit's Python
 //     (its C++ has none).
 //
-// What is known and what is not. GuacaMol's repository could not be read here:
-// the definitions above were written from knowledge of it, and the fixtures
-// (testdata/objectives/make_fixtures.py) re-implement the same definitions in
-// Python over Debian's python3-rdkit, so they check this port against RDKit, not
-// against GuacaMol's own files. QED, BertzCT and the Pharm2D fingerprint are
-// RDKit's own Python functions in the fixtures. Every target SMILES gives the
-// drug's molecular formula; the fingerprints ignore stereochemistry, so another
-// SMILES of the same molecule scores the same. Constants recalled with less
-// certainty: mestranol_similarity's fingerprint (AP, not FCFP4), median2's
-// fingerprint (ECFP6), the similarity thresholds of 0.75, the hop clips (0.85,
-// 0.75), ranolazine_mpo's logP term (MaxGaussian(7, 1), though GuacaMol names it
-// logP_under_4) and valsartan_smarts' sigmas (0.2, 5, 30). Results depend on the
-// RDKit version as GuacaMol's do (Debian's 2022.09.3 here); the PHCO bit numbers
-// are those of this RDKit's SigFactory (triangle-pruned scaffolds), which changes
-// no Tanimoto value.
+// Sources. The definitions were checked line by line against GuacaMol's own
+// files (BenevolentAI/guacamol at 60ebe1f: standard_benchmarks.py,
+// benchmark_suites.py's goal_directed_suite_v2, score_modifier.py,
+// scoring_function.py, common_scoring_functions.py, utils/) and against TDC's
+// tdc/chem_utils/oracle/oracle.py (mims-harvard/TDC at c310c35), which the PMO
+// benchmark calls; the target SMILES are GuacaMol's strings. GuacaMol cannot be
+// installed here, so the fixtures (testdata/objectives/make_fixtures.py)
+// re-implement those definitions in Python over Debian's python3-rdkit, with
+// RDKit's own QED, BertzCT and Pharm2D. TDC differs from GuacaMol only in ways
+// that do not change a score beyond rounding for an ordinary molecule: its
+// geometric means are scipy's gmean, exp(mean(log s)), where GuacaMol (and this
+// package) take prod(s)^(1/n); its isomer score counts the total atoms from
+// CalcMolFormula of the molecule written with explicit hydrogens, where GuacaMol
+// counts AddHs(mol)'s atoms; it scores an invalid SMILES 0 (PMO's oracle wrapper
+// too), GuacaMol -1. Results depend on the RDKit version as GuacaMol's do
+// (Debian's 2022.09.3 here); the PHCO bit numbers are those of this RDKit's
+// SigFactory (triangle-pruned scaffolds), which changes no Tanimoto value.
 //
 // Numerics: fingerprints and Tanimoto values equal RDKit's exactly; descriptors
 // and scores agree to about 1e-14 relative (Go's exp, log and pow against

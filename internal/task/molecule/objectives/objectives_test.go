@@ -68,6 +68,19 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("only %d fixture molecules", len(ff.Molecules))
 	}
 	checkFixtures(t, ff, true)
+	// The Go definitions name the same target strings as the generator.
+	known := map[string]bool{}
+	for _, s := range ff.Targets {
+		known[s] = true
+	}
+	for _, n := range Names() {
+		o, _ := Lookup(n)
+		for _, s := range o.Targets {
+			if !known[s] {
+				t.Errorf("%s: target %s is not among the fixtures' targets", n, s)
+			}
+		}
+	}
 }
 
 // TestHeldout compares with fixtures made on other molecules:
