@@ -268,3 +268,20 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkObjectives times each objective on ZINC-like molecules
+// (go test -bench . -run XXX ./internal/task/molecule/objectives).
+func BenchmarkObjectives(b *testing.B) {
+	smiles := []string{"CC(C)(C)c1ccc2occ(CC(=O)Nc3ccccc3F)c2c1", "C[C@@H]1CC(Nc2cncc(-c3nncn3C)c2)C[C@@H](C)C1",
+		"N#Cc1ccc(-c2ccc(O[C@@H](C(=O)N3CCCC3)c3ccccc3)cc2)cc1"}
+	for _, n := range Names() {
+		o, _ := Lookup(n)
+		b.Run(n, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := o.Score(smiles[i%len(smiles)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
