@@ -101,6 +101,11 @@ type Config struct {
 	// Q is the number of proposals per round (RepeatsSkip only), chosen
 	// jointly by the kriging believer and evaluated concurrently.
 	Q int
+	// Evaluators is how many evaluations run at once (0: Q). Async makes
+	// the next round as soon as a worker is free instead of when the
+	// round's evaluations are all in.
+	Evaluators int
+	Async      bool
 	// RepeatTries bounds the acquisition steps of one proposal that may
 	// end in a known object or an invalid decode before the fallback
 	// searches around the proposal (RepeatsSkip only).
@@ -203,8 +208,12 @@ func (c Config) Validate() error {
 		return bad("q", c.Q, "at least 1")
 	case c.Q > 1 && c.Repeats != RepeatsSkip:
 		return bad("q", c.Q, `1 with --repeats authors (the authors' loop proposes one point at a time)`)
-	case c.RepeatTries < 0:
-		return bad("repeat-tries", c.RepeatTries, "at least 0")
+	case c.Evaluators < 0:
+		return bad("evaluators", c.Evaluators, "at least 0 (0: q)")
+	case c.Async && c.Repeats != RepeatsSkip:
+		return bad("async", true, "false with --repeats authors")
+	case c.RepeatTries < 1 && c.Repeats == RepeatsSkip:
+		return bad("repeat-tries", c.RepeatTries, "at least 1")
 	case c.TrustRegion && (c.Repeats != RepeatsSkip || c.Strategy != StrategyBO):
 		return bad("trust-region", true, `false unless --strategy bo --repeats skip`)
 	case c.SamplesPerModel < 0:
@@ -255,6 +264,11 @@ func (c Config) Fields() []Field {
 	}...)
 	if c.Repeats == RepeatsSkip {
 		fs = append(fs, Field{"repeat-tries", i(c.RepeatTries)})
+		if c.Async {
+			// The asynchronous policy's rounds depend on the number of
+			// workers; the synchronous policy's do not.
+			fs = append(fs, Field{"async", "true"}, Field{"evaluators", i(c.Evaluators)})
+		}
 	}
 	fs = append(fs, Field{"trust-region", strconv.FormatBool(c.TrustRegion)})
 	if c.TrustRegion {

@@ -174,8 +174,10 @@ type Eval struct {
 	// Score is the task's score (FailureScore on failure) and Failure why.
 	Score   float64 `json:"score"`
 	Failure string  `json:"failure,omitempty"`
-	// Seconds is the evaluation's wall time.
+	// Seconds is the evaluation's wall time and At when it finished (Unix
+	// seconds): together they give the workers' busy time.
 	Seconds float64 `json:"eval_s"`
+	At      float64 `json:"t,omitempty"`
 }
 
 // record is one journal line: exactly one field is set.

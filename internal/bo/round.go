@@ -31,15 +31,130 @@ const novelDrawFactor = 10
 
 // openRound is a journaled round whose evaluations are not all in.
 type openRound struct {
-	start   int
-	pending map[int]bool
-	objs    map[int]any // the pending queries' objects, when at hand (else parsed from their keys)
+	start, end int // its queries' indices: [start, end)
+	pending    map[int]bool
+	objs       map[int]any // the pending queries' objects, when at hand (else parsed from their keys)
 }
 
-// roundSize returns how many proposals the next round makes: q, fewer at
-// the end of a version or of the budget.
-func (r *runner[O]) roundSize() int {
-	return max(1, min(r.cfg.Q, r.cfg.RetrainEvery-r.inVer, r.cfg.Budget-r.evaluated))
+// evalResult is a finished evaluation, or the panic of the objective.
+type evalResult struct {
+	e     Eval
+	crash any
+}
+
+// surEvent is a GP fit of a round (fit) or the addition of a completed
+// round's points (add), in the order the journal implies them.
+type surEvent struct {
+	fit   bool
+	start int
+}
+
+// workers is how many evaluations run at once: Evaluators, else Q.
+func (r *runner[O]) workers() int {
+	if r.cfg.Evaluators > 0 {
+		return r.cfg.Evaluators
+	}
+	return r.cfg.Q
+}
+
+// roundRoom is how many proposals a round may make now: q, fewer near the
+// end of a version or of the budget, and under the asynchronous policy no
+// more than the free workers.
+func (r *runner[O]) roundRoom() int {
+	n := min(r.cfg.Q, r.cfg.RetrainEvery-r.inVer-r.pending, r.cfg.Budget-r.evaluated-r.pending)
+	if r.cfg.Async {
+		n = min(n, r.workers()-r.running)
+	}
+	return n
+}
+
+// loopRounds runs the rounds of RepeatsSkip until the budget is spent or no
+// novel object is within reach. Round-synchronous (the default): a round is
+// proposed when the previous one's evaluations are all in. Asynchronous
+// (Async): a round of as many proposals as there are free workers (at most
+// q) is made as soon as a worker is free, the GP conditioned on the
+// evaluations still running as fantasies. A new model version waits until
+// no evaluation is running.
+func (r *runner[O]) loopRounds() error {
+	r.results = make(chan evalResult, r.cfg.Budget+r.workers())
+	r.slots = make(chan struct{}, r.workers())
+	for _, start := range r.openStarts() { // resumed inside rounds
+		r.launch(r.openRounds[start])
+	}
+	for {
+		versionOpen := r.version >= 0 && !r.stopped
+		canPropose := r.exhausted == "" && versionOpen && r.roundRoom() > 0 && (r.cfg.Async || r.running == 0)
+		switch {
+		case canPropose:
+			stop, err := r.round(r.roundRoom())
+			if err != nil {
+				return err
+			}
+			if stop != nil {
+				if err := r.stopVersion(stop); err != nil {
+					return err
+				}
+			}
+		case r.running > 0:
+			if err := r.awaitOne(); err != nil {
+				return err
+			}
+			if err := r.roundDone(); err != nil {
+				return err
+			}
+		case r.exhausted == "" && r.evaluated < r.cfg.Budget:
+			if err := r.newVersion(); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// openStarts returns the starts of the open rounds in order.
+func (r *runner[O]) openStarts() []int {
+	starts := make([]int, 0, len(r.openRounds))
+	for s := range r.openRounds {
+		starts = append(starts, s)
+	}
+	slices.Sort(starts)
+	return starts
+}
+
+// readyVersion loads the current version's weights and prepares its
+// surrogate when they are not in place (after a resume or a retraining).
+func (r *runner[O]) readyVersion() error {
+	if !r.loaded {
+		if err := r.loadVersion(r.version); err != nil {
+			return err
+		}
+	}
+	if r.cfg.Strategy != StrategyPrior && !r.surReady {
+		return r.prepareSurrogate()
+	}
+	return nil
+}
+
+// replayEvents rebuilds the surrogate of the current version from its
+// journaled rounds: each round's GP fit on the points of the rounds
+// completed before it, so that the warm-start chain is as it was.
+func (r *runner[O]) replayEvents() {
+	byStart := map[int]Query{}
+	for _, q := range r.queries[r.verStart:] {
+		byStart[q.Index] = q
+	}
+	for _, ev := range r.events {
+		if ev.fit {
+			if r.cfg.Strategy == StrategyBO {
+				r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(ev.start)))
+			}
+			continue
+		}
+		for i := ev.start; i < len(r.queries) && r.queries[i].Round == ev.start; i++ {
+			r.addPoint(r.queries[i])
+		}
+	}
 }
 
 // counts reports whether q spent budget: every query of the authors' loop;
@@ -85,8 +200,18 @@ type roundBuilder[O any] struct {
 // concurrently and applies the results. It returns a Stop instead when the
 // maximal EI is below tau; when no novel object can be found it sets
 // r.exhausted (after evaluating the proposals it did find).
-func (r *runner[O]) round() (*Stop, error) {
-	b := &roundBuilder[O]{r: r, start: len(r.queries), n: r.roundSize(), objs: map[int]any{}, picked: map[string]bool{}}
+func (r *runner[O]) round(n int) (*Stop, error) {
+	if err := r.readyVersion(); err != nil {
+		return nil, err
+	}
+	b := &roundBuilder[O]{r: r, start: len(r.queries), n: n, objs: map[int]any{}, picked: map[string]bool{}}
+	// Objects still being evaluated are neither proposed again nor
+	// forgotten: the GP sees them as fantasies (proposeBO).
+	for _, o := range r.openRounds {
+		for i := range o.pending {
+			b.picked[r.queries[i].Object] = true
+		}
+	}
 	var err error
 	if r.cfg.Strategy == StrategyBO {
 		var stop *Stop
@@ -113,7 +238,8 @@ func (r *runner[O]) round() (*Stop, error) {
 	if err := r.applyRound(rec, b.objs); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
-	return nil, r.evaluatePending()
+	r.launch(r.openRounds[rec.Start])
+	return nil, nil
 }
 
 // newQuery returns the next query of the round, before its proposal.
@@ -136,6 +262,9 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 		r.logf("query %d: GP fit failed (%v); proposing random points of the latent box", b.start+1, f.err)
 	} else {
 		b.bel = newBeliever(f)
+		if err := b.conditionOnRunning(); err != nil {
+			return nil, err
+		}
 		if r.cfg.TrustRegion {
 			centre := make([]float64, d)
 			f.nz.TransformVec(centre, r.sur.x[argmax(r.sur.u)])
@@ -154,6 +283,26 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 		}
 	}
 	return nil, nil
+}
+
+// conditionOnRunning conditions the round's GP on the objects of other
+// rounds still being evaluated, with fantasies (asynchronous policy).
+func (b *roundBuilder[O]) conditionOnRunning() error {
+	r := b.r
+	d := r.model.LatentDim()
+	for _, start := range r.openStarts() {
+		for i := start; i < r.openRounds[start].end; i++ {
+			if !r.openRounds[start].pending[i] {
+				continue
+			}
+			u := make([]float64, d)
+			b.fit.nz.TransformVec(u, r.queries[i].Z)
+			if err := b.condition(u, 0, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // proposeOne adds one novel object to the round: up to RepeatTries
@@ -445,8 +594,6 @@ func (r *runner[O]) drawPoint() (func(*rand.Rand) []float64, error) {
 // until every pending query has its evaluation.
 func (r *runner[O]) applyRound(rec Round, objs map[int]any) error {
 	switch {
-	case r.inRound != nil:
-		return fmt.Errorf("round %d starts before round %d is complete", rec.Start, r.inRound.start)
 	case rec.Start != len(r.queries) || rec.Version != r.version || r.stopped:
 		return fmt.Errorf("round %d of version %d after %d queries in version %d", rec.Start, rec.Version, len(r.queries), r.version)
 	}
@@ -456,10 +603,13 @@ func (r *runner[O]) applyRound(rec Round, objs map[int]any) error {
 		}
 	}
 	r.queries = append(r.queries, rec.Queries...)
-	r.inRound = &openRound{start: rec.Start, pending: map[int]bool{}, objs: objs}
+	o := &openRound{start: rec.Start, end: len(r.queries), pending: map[int]bool{}, objs: objs}
 	for _, i := range rec.Pending {
-		r.inRound.pending[i] = true
+		o.pending[i] = true
 	}
+	r.openRounds[rec.Start] = o
+	r.pending += len(o.pending)
+	r.events = append(r.events, surEvent{fit: true, start: rec.Start})
 	if rec.TR != nil {
 		r.tr = *rec.TR
 	}
@@ -469,16 +619,23 @@ func (r *runner[O]) applyRound(rec Round, objs map[int]any) error {
 // applyEval records a pending query's evaluation; the last one completes
 // the round.
 func (r *runner[O]) applyEval(e Eval) error {
-	if r.inRound == nil || !r.inRound.pending[e.Index] {
+	var o *openRound
+	for _, c := range r.openRounds {
+		if c.pending[e.Index] {
+			o = c
+		}
+	}
+	if o == nil {
 		return fmt.Errorf("evaluation of query %d, which is not pending", e.Index)
 	}
 	q := &r.queries[e.Index]
 	q.Score, q.Failure = e.Score, e.Failure
 	q.Timing.Eval = e.Seconds
 	q.Timing.Total += e.Seconds
-	delete(r.inRound.pending, e.Index)
-	if len(r.inRound.pending) == 0 {
-		return r.completeRound()
+	delete(o.pending, e.Index)
+	r.pending--
+	if len(o.pending) == 0 {
+		return r.completeRound(o)
 	}
 	return nil
 }
@@ -488,12 +645,12 @@ func (r *runner[O]) applyEval(e Eval) error {
 // finished first): the evaluated objects join the data, every query's
 // incumbent is set, the surrogate gets the round's points (when it holds
 // the version's) and the trust region is updated.
-func (r *runner[O]) completeRound() error {
-	o := r.inRound
-	r.inRound = nil
+func (r *runner[O]) completeRound(o *openRound) error {
+	delete(r.openRounds, o.start)
+	r.events = append(r.events, surEvent{start: o.start})
 	before := r.util[argmax(r.util)]
 	gained := math.Inf(-1)
-	for i := o.start; i < len(r.queries); i++ {
+	for i := o.start; i < o.end; i++ {
 		q := &r.queries[i]
 		if r.counts(*q) {
 			obj, err := r.roundObject(o, *q)
@@ -528,55 +685,58 @@ func (r *runner[O]) roundObject(o *openRound, q Query) (O, error) {
 	return obj, nil
 }
 
-// evaluatePending evaluates the open round's pending queries concurrently,
-// one goroutine each (Task.Score is safe for concurrent use), journals each
-// result as it finishes and applies it; the last completes the round.
-func (r *runner[O]) evaluatePending() error {
-	o := r.inRound
+// launch starts the evaluations of round o's pending queries, one
+// goroutine each, at most workers() at a time (Task.Score is safe for
+// concurrent use); awaitOne receives them.
+func (r *runner[O]) launch(o *openRound) {
 	idx := make([]int, 0, len(o.pending))
 	for i := range o.pending {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	type result struct {
-		e     Eval
-		crash any // a panic of the objective, raised again here
-	}
-	results := make(chan result, len(idx))
 	for _, i := range idx {
+		r.running++
 		obj, err := r.roundObject(o, r.queries[i])
 		if err != nil {
-			results <- result{e: Eval{Index: i, Score: r.task.FailureScore(), Failure: err.Error()}}
+			r.results <- evalResult{e: Eval{Index: i, Score: r.task.FailureScore(), Failure: err.Error(), At: unixNow()}}
 			continue
 		}
 		go func() {
+			r.slots <- struct{}{}
+			defer func() { <-r.slots }()
 			defer func() {
 				if p := recover(); p != nil {
-					results <- result{e: Eval{Index: i}, crash: p}
+					r.results <- evalResult{e: Eval{Index: i}, crash: p}
 				}
 			}()
 			t := time.Now()
 			s, failure := r.evaluate(obj, true)
-			results <- result{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds()}}
+			r.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}}
 		}()
 	}
-	for range idx {
-		res := <-results
-		if res.crash != nil {
-			// As a sequential loop would: the run stops where it is, the
-			// evaluations journaled so far are kept.
-			panic(res.crash)
-		}
-		e := res.e
-		if err := r.journal.append(record{Eval: &e}); err != nil {
-			return fmt.Errorf("bo: %w", err)
-		}
-		if err := r.applyEval(e); err != nil {
-			return fmt.Errorf("bo: %w", err)
-		}
+}
+
+// awaitOne waits for a running evaluation, journals it and applies it.
+func (r *runner[O]) awaitOne() error {
+	res := <-r.results
+	r.running--
+	if res.crash != nil {
+		// As a sequential loop would: the run stops where it is, the
+		// evaluations journaled so far are kept.
+		panic(res.crash)
+	}
+	e := res.e
+	if err := r.journal.append(record{Eval: &e}); err != nil {
+		return fmt.Errorf("bo: %w", err)
+	}
+	if err := r.applyEval(e); err != nil {
+		return fmt.Errorf("bo: %w", err)
 	}
 	return nil
 }
+
+// unixNow is the time in seconds since 1970, for the journal.
+func unixNow() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
 // latentBox is the box random search draws from: that of the version's
 // latent points (quantile bounds widened to include the best point, as the

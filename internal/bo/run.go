@@ -132,8 +132,18 @@ type runner[O any] struct {
 	verStart int // index of the current version's first query
 	// evaluated counts the queries that spent budget (Config.Budget).
 	evaluated int
-	// inRound is the journaled round whose evaluations are not all in.
-	inRound *openRound
+	// open are the journaled rounds whose evaluations are not all in, by
+	// the index of their first query; pending counts those evaluations.
+	openRounds map[int]*openRound
+	pending    int
+	// running counts the evaluations started and not yet applied; results
+	// receives them, and slots bounds how many run at once.
+	running int
+	results chan evalResult
+	slots   chan struct{}
+	// events are the current version's GP fits and point additions in
+	// journal order, which prepareSurrogate replays after a resume.
+	events []surEvent
 	// tr is the trust region (Config.TrustRegion).
 	tr TrustRegion
 	// exhausted says why no novel object could be found (the run ends).
@@ -313,6 +323,7 @@ func (r *runner[O]) start(data Data[O]) {
 		idx = labelledSubset(len(idx), f, newRand(r.cfg.Seed, streamLabelled, 0))
 	}
 	r.known = make(map[string]float64, len(idx)+r.cfg.Budget)
+	r.openRounds = map[int]*openRound{}
 	r.tr = newTrustRegion(r.cfg.TR)
 	for _, i := range idx {
 		r.appendData(data.Objects[i], data.Scores[i])
@@ -345,9 +356,10 @@ func (r *runner[O]) replay(recs []record) error {
 			if v.Version != r.version+1 {
 				return fmt.Errorf("journal has version %d after version %d", v.Version, r.version)
 			}
-			if r.inRound != nil {
-				return fmt.Errorf("journal has version %d before round %d is complete", v.Version, r.inRound.start)
+			if len(r.openRounds) > 0 {
+				return fmt.Errorf("journal has version %d before %d rounds are complete", v.Version, len(r.openRounds))
 			}
+			r.events = nil
 			r.versions = append(r.versions, v)
 			r.version, r.inVer, r.stopped, r.verStart = v.Version, 0, false, len(r.queries)
 		case rec.Stop != nil:
@@ -405,16 +417,10 @@ func (r *runner[O]) addQuery(q Query) error {
 
 // loop runs versions and queries until the budget is spent.
 func (r *runner[O]) loop() error {
-	for r.evaluated < r.cfg.Budget && r.exhausted == "" {
-		if r.inRound != nil { // resumed inside a round
-			if err := r.evaluatePending(); err != nil {
-				return err
-			}
-			if err := r.roundDone(); err != nil {
-				return err
-			}
-			continue
-		}
+	if r.cfg.Repeats == RepeatsSkip {
+		return r.loopRounds()
+	}
+	for r.evaluated < r.cfg.Budget {
 		if r.version < 0 || r.inVer >= r.cfg.RetrainEvery || r.stopped {
 			if err := r.newVersion(); err != nil {
 				return err
@@ -429,22 +435,6 @@ func (r *runner[O]) loop() error {
 			if err := r.prepareSurrogate(); err != nil {
 				return err
 			}
-		}
-		if r.cfg.Repeats == RepeatsSkip {
-			stop, err := r.round()
-			if err != nil {
-				return err
-			}
-			if stop != nil {
-				if err := r.stopVersion(stop); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := r.roundDone(); err != nil {
-				return err
-			}
-			continue
 		}
 		q, stop, err := r.query()
 		if err != nil {
@@ -505,6 +495,7 @@ func (r *runner[O]) newVersion() error {
 	}
 	v := r.version + 1
 	r.version, r.inVer, r.stopped, r.surReady, r.verStart = v, 0, false, false, len(r.queries)
+	r.events = nil
 	r.progress(StageRetrain, nil)
 	epochs := r.cfg.RetrainEpochs
 	if v == 0 {
@@ -689,9 +680,13 @@ func (r *runner[O]) prepareSurrogate() error {
 	if len(r.queries) > r.verStart {
 		r.progress(StageReplay, nil)
 	}
+	if r.cfg.Repeats == RepeatsSkip {
+		r.replayEvents()
+		r.surReady = true
+		return nil
+	}
 	for _, q := range r.queries[r.verStart:] {
-		// A round fits the GP once, before its first query.
-		if r.cfg.Strategy == StrategyBO && (r.cfg.Repeats == RepeatsAuthors || q.Index == q.Round) {
+		if r.cfg.Strategy == StrategyBO {
 			r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 		}
 		r.addPoint(q)
@@ -769,10 +764,11 @@ func (r *runner[O]) best() bestPoint {
 // complete returns the queries before the open round, if any: those with
 // their scores.
 func (r *runner[O]) complete() []Query {
-	if r.inRound != nil {
-		return r.queries[:r.inRound.start]
+	end := len(r.queries)
+	for start := range r.openRounds {
+		end = min(end, start)
 	}
-	return r.queries
+	return r.queries[:end]
 }
 
 func (r *runner[O]) result() *Result {

@@ -481,3 +481,103 @@ func (b blockingTask) Score(x []float64) (float64, error) {
 	}
 	return b.Task.Score(x)
 }
+
+// sleepTask sleeps a time drawn from the object's key (0-20 ms) before
+// scoring, so that evaluations finish out of order.
+type sleepTask struct{ botest.Task }
+
+func (s sleepTask) Score(x []float64) (float64, error) {
+	h := 0
+	for _, c := range s.Task.Key(x) {
+		h = (h*31 + int(c)) % 1000
+	}
+	time.Sleep(time.Duration(h%21) * time.Millisecond)
+	return s.Task.Score(x)
+}
+
+// TestAsyncRounds: under the asynchronous policy with 4 workers the run
+// spends its budget on distinct objects, and a run cut anywhere in its
+// journal (rounds still running) resumes with the cut's queries unchanged,
+// no object evaluated twice and the budget spent.
+func TestAsyncRounds(t *testing.T) {
+	p, data := newToy(t)
+	cfg := toyConfig()
+	cfg.Q, cfg.Evaluators, cfg.Async, cfg.SamplesPerModel = 4, 4, true, 0
+	task := sleepTask{p.Task()}
+	dir := t.TempDir()
+	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoRepeat(t, res, p.Task(), data)
+	if res.Evaluated != cfg.Budget {
+		t.Fatalf("%d evaluations, want %d", res.Evaluated, cfg.Budget)
+	}
+	sizes := map[int]int{}
+	for _, q := range res.Queries {
+		if q.Index == q.Round {
+			sizes[q.Round] = 0
+		}
+		if q.Valid && !q.Known {
+			sizes[q.Round]++
+		}
+	}
+	small := 0
+	for _, n := range sizes {
+		if n < 4 {
+			small++
+		}
+	}
+	t.Logf("%d rounds, %d of them smaller than q", len(sizes), small)
+	u, err := bo.ReadUtilisation(dir, 4)
+	if err != nil || u.Evaluations != cfg.Budget || !(u.Fraction > 0 && u.Fraction <= 1.05) {
+		t.Errorf("utilisation %+v (%v), want %d timed evaluations and a fraction in (0, 1]", u, err, cfg.Budget)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, bo.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.SplitAfter(string(b), "\n")
+	for _, cut := range []int{len(all) / 3, len(all) / 2} {
+		cdir := t.TempDir()
+		copyRun(t, dir, cdir, strings.Join(all[:cut], ""))
+		got, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: cdir, Resume: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNoRepeat(t, got, p.Task(), data)
+		if got.Evaluated != cfg.Budget || got.Resumed == 0 {
+			t.Errorf("cut at line %d: %d evaluations, %d queries resumed", cut, got.Evaluated, got.Resumed)
+		}
+		sameQueries(t, got.Queries[:got.Resumed], res.Queries[:got.Resumed])
+	}
+}
+
+// copyRun copies a run directory's configuration and model versions into
+// dst with the given journal.
+func copyRun(t *testing.T, src, dst, journal string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dst, e.Name()), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name(), "model.pt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, e.Name(), "model.pt"), b, 0o644)
+	}
+	b, err := os.ReadFile(filepath.Join(src, bo.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dst, bo.ConfigFile), b, 0o644)
+	os.WriteFile(filepath.Join(dst, bo.JournalFile), []byte(journal), 0o644)
+}
