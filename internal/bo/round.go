@@ -140,10 +140,6 @@ func (r *runner[O]) readyVersion() error {
 // journaled rounds: each round's GP fit on the points of the rounds
 // completed before it, so that the warm-start chain is as it was.
 func (r *runner[O]) replayEvents() {
-	byStart := map[int]Query{}
-	for _, q := range r.queries[r.verStart:] {
-		byStart[q.Index] = q
-	}
 	for _, ev := range r.events {
 		if ev.fit {
 			if r.cfg.Strategy == StrategyBO {
