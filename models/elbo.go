@@ -7,7 +7,7 @@ import (
 )
 
 // ELBO is a training objective: the weighted ELBO plus, optionally, a metric
-// loss and a target-prediction term (DESIGN.md section 4). The total loss of a
+// loss and a target-prediction term (docs/design.md section 4). The total loss of a
 // mini-batch is rec + beta * KL + PredWeight * pred + MetricWeight * metric;
 // the sample weights act through weighted sampling of the mini-batches.
 type ELBO struct {
@@ -21,6 +21,9 @@ type ELBO struct {
 	PredictTarget bool `json:"predict_target"`
 	// PredWeight is beta_TP.
 	PredWeight float64 `json:"pred_weight"`
+	// WarpGP asks the BO loop for a GP with Kumaraswamy input warping
+	// (W-LBO: the ELBO of LBO, the warping on the GP's side).
+	WarpGP bool `json:"warp_gp,omitempty"`
 }
 
 // DefaultEta is the paper's threshold between positives and negatives.
@@ -67,6 +70,7 @@ func ParseELBO(name string) (ELBO, error) {
 		e.Metric.Eta, e.Metric.Margin = DefaultEta, DefaultMargin
 	}
 	e.PredictTarget = e.Name == "tp"
+	e.WarpGP = e.Name == "w"
 	return e, nil
 }
 

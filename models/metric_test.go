@@ -143,6 +143,12 @@ func TestParseELBO(t *testing.T) {
 	if e, _ := ParseELBO("lbo"); e.NeedsLabels() {
 		t.Errorf("lbo needs labels")
 	}
+	if e, _ := ParseELBO("w"); !e.WarpGP || e.NeedsLabels() || e.Metric.Kind != MetricNone {
+		t.Errorf("w: %+v, want LBO with a warped GP", e)
+	}
+	if e, _ := ParseELBO("t"); e.WarpGP {
+		t.Errorf("t: %+v, want no warping", e)
+	}
 	if _, err := ParseELBO("vae"); err == nil {
 		t.Error("unknown ELBO: no error")
 	}

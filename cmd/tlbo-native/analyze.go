@@ -16,48 +16,55 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/analysis"
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
-	"github.com/tlbo-native/tlbo-native/models"
 )
 
-// analyzeCommand groups the paper's analyses of latent spaces (DESIGN.md
-// section 10).
+// analyzeCommand groups the paper's analyses of latent spaces
+// (docs/design.md).
 func analyzeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "analyze",
 		Usage: "the paper's analyses of VAE latent spaces, each as a table (.txt, .npz) and a PNG",
 		Subcommands: []*cli.Command{
-			{
-				Name:  "gp-loglik",
-				Usage: "Table 1: GP predictive log-likelihood of the encoded labelled data over random train/test splits",
-				Description: "Encodes the task's labelled data with each --vae (encoder means), or reads --latents/--scores,\n" +
-					"and for each of --splits random splits fits an SGPR with --inducing inducing points on the\n" +
-					"training part and reports the mean predictive log-likelihood per held-out point (mean ± std\n" +
-					"over splits). Writes OUT/gp_loglik.txt, .npz and .png.",
-				Flags: append(analyzeFlags(),
-					&cli.IntFlag{Name: "splits", Value: 5, Usage: "random train/test splits"},
-					&cli.Float64Flag{Name: "test-fraction", Value: 0.2, Usage: "share of the points held out per split"},
-					&cli.IntFlag{Name: "inducing", Value: 500, Usage: "inducing points (0: an exact GP)"},
-					&cli.StringFlag{Name: "kernel", Value: "rbf", Usage: "rbf or matern52"},
-					&cli.StringFlag{Name: "gp-objective", Value: string(gp.DefaultApproximation), Usage: "sparse GP training objective: titsias or fitc"},
-					&cli.IntFlag{Name: "max-iter", Usage: "L-BFGS iterations per fit (0: the default, 200)"},
-				),
-				Action: gpLogLikAction,
-			},
-			{
-				Name:  "latent-distances",
-				Usage: "Fig. 2: histograms of high-high, low-low and high-low latent distances, split at the median score",
-				Description: "Encodes the task's labelled data with each --vae (or reads --latents/--scores), splits it at the\n" +
+			taskVerb{
+				name:  "gp-loglik",
+				usage: "Table 1: GP predictive log-likelihood of the encoded labelled data over random train/test splits",
+				description: "Encodes the task's labelled data with each --vae (encoder means; the task is that of the\n" +
+					"checkpoints' network unless --task says it), or reads --latents/--scores, and for each of --splits\n" +
+					"random splits fits an SGPR with --inducing inducing points on the training part and reports the\n" +
+					"mean predictive log-likelihood per held-out point (mean ± std over splits). Writes\n" +
+					"OUT/gp_loglik.txt, .npz and .png.",
+				verb: task.VerbAnalyze, fromVAE: true, optional: true,
+				flags: func(t task.Task) []cli.Flag {
+					return append(analyzeFlags(t),
+						&cli.IntFlag{Name: "splits", Value: 5, Usage: "random train/test splits"},
+						&cli.Float64Flag{Name: "test-fraction", Value: 0.2, Usage: "share of the points held out per split"},
+						&cli.IntFlag{Name: "inducing", Value: 500, Usage: "inducing points (0: an exact GP)"},
+						&cli.StringFlag{Name: "kernel", Value: "rbf", Usage: "rbf or matern52"},
+						&cli.StringFlag{Name: "gp-objective", Value: string(gp.DefaultApproximation), Usage: "sparse GP training objective: titsias or fitc"},
+						&cli.IntFlag{Name: "max-iter", Usage: "L-BFGS iterations per fit (0: the default, 200)"},
+					)
+				},
+				action: gpLogLikAction,
+			}.command(),
+			taskVerb{
+				name:  "latent-distances",
+				usage: "Fig. 2: histograms of high-high, low-low and high-low latent distances, split at the median score",
+				description: "Encodes the task's labelled data with each --vae (or reads --latents/--scores), splits it at the\n" +
 					"median score and writes the normalised histograms of the pairwise latent distances, one panel\n" +
 					"per VAE; a group with more than --max-pairs pairs is represented by that many sampled pairs\n" +
 					"(the table says which). Writes OUT/latent_distances.txt, .npz and .png.",
-				Flags: append(analyzeFlags(),
-					&cli.IntFlag{Name: "max-pairs", Value: 1_000_000, Usage: "pairs per group beyond which pairs are sampled"},
-					&cli.IntFlag{Name: "bins", Value: 50, Usage: "histogram bins"},
-				),
-				Action: distancesAction,
-			},
+				verb: task.VerbAnalyze, fromVAE: true, optional: true,
+				flags: func(t task.Task) []cli.Flag {
+					return append(analyzeFlags(t),
+						&cli.IntFlag{Name: "max-pairs", Value: 1_000_000, Usage: "pairs per group beyond which pairs are sampled"},
+						&cli.IntFlag{Name: "bins", Value: 50, Usage: "histogram bins"},
+					)
+				},
+				action: distancesAction,
+			}.command(),
 			recoveryCommand(),
 			pmoCommand(),
 		},
@@ -65,19 +72,19 @@ func analyzeCommand() *cli.Command {
 }
 
 // analyzeFlags are the inputs and outputs shared by the analyses.
-func analyzeFlags() []cli.Flag {
+func analyzeFlags(t task.Task) []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "task", Usage: "task whose labelled data --vae encodes: " + strings.Join(task.Names(), ", ")},
-		&cli.StringSliceFlag{Name: "vae", Usage: "VAE checkpoint (.pt); repeat for several"},
+		taskFlag(t, true),
+		&cli.StringSliceFlag{Name: "vae", Usage: "VAE checkpoint (.pt) of the task's network; repeat for several"},
 		&cli.StringSliceFlag{Name: "latents", Usage: "latent points (N x d .npy) instead of --vae; repeat for several"},
 		&cli.StringSliceFlag{Name: "scores", Usage: "scores (N .npy) of the --latents, one per --latents"},
 		&cli.StringSliceFlag{Name: "name", Usage: "label of each input, in order (default: the file name)"},
 		&cli.IntFlag{Name: "max-points", Usage: "analyse a random subset of this many labelled points (0: all)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed of the splits, subsets and sampled pairs"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-		deviceFlag, threadsFlag,
+		cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
 	}
-	return append(append(flags, dataFlags()...), taskOptionFlags()...)
+	return append(flags, dataFlags()...)
 }
 
 // latentSet is one input of an analysis.
@@ -87,7 +94,10 @@ type latentSet struct {
 	y    []float64
 }
 
-func gpLogLikAction(c *cli.Context) error {
+func gpLogLikAction(c *cli.Context, t task.Task) error {
+	if err := cliutil.NoArgs(c); err != nil {
+		return err
+	}
 	kern, err := gp.ParseKernel(c.String("kernel"))
 	if err != nil {
 		return fmt.Errorf("--kernel: %w", err)
@@ -99,7 +109,7 @@ func gpLogLikAction(c *cli.Context) error {
 	if c.Int("inducing") < 0 || c.Int("splits") < 1 {
 		return fmt.Errorf("--inducing %d and --splits %d: want >= 0 and >= 1", c.Int("inducing"), c.Int("splits"))
 	}
-	sets, notes, err := analyzeInputs(c)
+	sets, notes, err := analyzeInputs(c, t)
 	if err != nil {
 		return err
 	}
@@ -124,11 +134,14 @@ func gpLogLikAction(c *cli.Context) error {
 	return printFiles(files, err)
 }
 
-func distancesAction(c *cli.Context) error {
+func distancesAction(c *cli.Context, t task.Task) error {
+	if err := cliutil.NoArgs(c); err != nil {
+		return err
+	}
 	if c.Int("max-pairs") < 1 || c.Int("bins") < 1 {
 		return fmt.Errorf("--max-pairs %d and --bins %d: want >= 1", c.Int("max-pairs"), c.Int("bins"))
 	}
-	sets, notes, err := analyzeInputs(c)
+	sets, notes, err := analyzeInputs(c, t)
 	if err != nil {
 		return err
 	}
@@ -167,11 +180,11 @@ func printFiles(files []string, err error) error {
 // analyzeInputs reads the latent sets of --vae (encoding the task's
 // labelled data) or of --latents/--scores, subsampled to --max-points,
 // with notes describing them; it creates --out.
-func analyzeInputs(c *cli.Context) ([]latentSet, []string, error) {
+func analyzeInputs(c *cli.Context, t task.Task) ([]latentSet, []string, error) {
 	vaes, lats, scores := c.StringSlice("vae"), c.StringSlice("latents"), c.StringSlice("scores")
 	switch {
 	case len(vaes) == 0 && len(lats) == 0:
-		return nil, nil, fmt.Errorf("no input: give --vae (with --task) or --latents with --scores")
+		return nil, nil, fmt.Errorf("no input: give --vae or --latents with --scores")
 	case len(vaes) > 0 && len(lats) > 0:
 		return nil, nil, fmt.Errorf("give either --vae or --latents, not both")
 	case len(lats) != len(scores):
@@ -186,7 +199,7 @@ func analyzeInputs(c *cli.Context) ([]latentSet, []string, error) {
 	var notes []string
 	var err error
 	if len(vaes) > 0 {
-		sets, notes, err = encodeSets(c, vaes)
+		sets, notes, err = encodeSets(c, t, vaes)
 	} else {
 		sets, notes, err = readSets(lats, scores)
 	}
@@ -222,44 +235,33 @@ func labelSets(c *cli.Context, sets []latentSet) error {
 }
 
 // encodeSets encodes the task's labelled data with each VAE.
-func encodeSets(c *cli.Context, vaes []string) ([]latentSet, []string, error) {
-	t, err := lookupTask(c)
+func encodeSets(c *cli.Context, t task.Task, vaes []string) ([]latentSet, []string, error) {
+	if t == nil {
+		return nil, nil, fmt.Errorf("--vae: no task (give --task)")
+	}
+	dev, err := cliutil.SetupTorch(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, err := setupTorch(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := taskEnv(c, t)
+	env, err := taskEnv(c, t, task.VerbAnalyze)
 	if err != nil {
 		return nil, nil, err
 	}
 	env.Device = dev
-	ds, err := t.Dataset(env)
-	if err != nil {
-		return nil, nil, err
-	}
-	td := t.Defaults()
-	elbo, err := models.ParseELBO("lbo") // encoding only: the objective is not used
-	if err != nil {
-		return nil, nil, err
-	}
-	notes := []string{fmt.Sprintf("task %s: %d labelled points from %s, encoder means", t.Name(), len(ds.Objects), ds.Source)}
 	var sets []latentSet
+	var source string
 	for _, path := range vaes {
-		m, err := t.OpenModel(env, task.ModelRequest{Path: path, ELBO: elbo, LR: td.LR, BatchSize: max(1, td.RetrainBatchSize)})
+		if err := task.CheckCheckpoint(t, path); err != nil {
+			return nil, nil, fmt.Errorf("--vae %s: %w", path, err)
+		}
+		z, y, src, err := t.EncodeDataset(env, path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--vae %s: %w", path, err)
 		}
-		mu, err := m.Encode(ds.Objects)
-		d := m.LatentDim()
-		m.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("--vae %s: encode: %w", path, err)
-		}
-		sets = append(sets, latentSet{name: stem(path), z: mat.NewDense(len(ds.Objects), d, mu), y: ds.Scores})
+		source = src
+		sets = append(sets, latentSet{name: stem(path), z: mat.NewDense(len(y), len(z)/len(y), z), y: y})
 	}
+	notes := []string{fmt.Sprintf("task %s: %d labelled points from %s, encoder means", t.Name(), len(sets[0].y), source)}
 	return sets, notes, nil
 }
 
@@ -323,7 +325,7 @@ func recoveryCommand() *cli.Command {
 			&cli.IntFlag{Name: "candidates", Value: 100, Usage: "most candidates drawn from q(z | target) per version (0: carry the first encoder mean)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the decodings and candidates"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-			deviceFlag, threadsFlag,
+			cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
 		},
 		Action: recoveryAction,
 	}
@@ -339,9 +341,9 @@ type recoveryRun struct {
 }
 
 func recoveryAction(c *cli.Context) error {
-	t, err := lookupTask(c)
+	t, err := task.Lookup(c.String("task"))
 	if err != nil {
-		return err
+		return fmt.Errorf("--task: %w", err)
 	}
 	tt, ok := t.(task.TargetTask)
 	if !ok {
@@ -361,11 +363,11 @@ func recoveryAction(c *cli.Context) error {
 	if err := os.MkdirAll(c.String("out"), 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	dev, err := setupTorch(c)
+	dev, err := cliutil.SetupTorch(c)
 	if err != nil {
 		return err
 	}
-	env := &task.Env{Params: map[string]string{}, Device: dev, Seed: o.Seed, Stdout: os.Stdout, Stderr: os.Stderr}
+	env := &task.Env{Opts: task.Values{}, Device: dev, Seed: o.Seed, Stdout: os.Stdout, Stderr: os.Stderr}
 	var results []analysis.RecoveryRun
 	targets := map[string]bool{}
 	for _, r := range runs {

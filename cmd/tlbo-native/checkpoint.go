@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -52,26 +53,33 @@ func checkpointCommand() *cli.Command {
 
 // checkpointImportCommand converts a checkpoint of the authors' code.
 func checkpointImportCommand() *cli.Command {
-	return &cli.Command{
-		Name: "import",
-		Usage: "convert a checkpoint written by the authors' code (a Lightning .ckpt or a bare state dict) " +
+	return taskVerb{
+		name: "import",
+		usage: "convert a checkpoint written by the authors' code (a Lightning .ckpt or a bare state dict) " +
 			"into ours: FILE.pt and its header FILE.json",
-		Flags: append([]cli.Flag{taskFlag(),
-			&cli.StringFlag{Name: "from", Usage: "the authors' checkpoint", Required: true},
-			&cli.StringFlag{Name: "out", Usage: "our checkpoint FILE.pt", Required: true},
-		}, taskOptionFlags()...),
-		Action: func(c *cli.Context) error {
-			t, err := lookupTask(c)
-			if err != nil {
-				return err
+		description: "Tensor names are mapped onto ours, unused tensors dropped with a note; a missing or mis-shaped\n" +
+			"tensor is refused, and nothing is written.",
+		verb: task.VerbImport,
+		flags: func(t task.Task) []cli.Flag {
+			return []cli.Flag{taskFlag(t, false),
+				&cli.StringFlag{Name: "from", Usage: "the authors' checkpoint", Required: true, TakesFile: true},
+				&cli.StringFlag{Name: "out", Usage: "our checkpoint FILE.pt", Required: true},
 			}
-			env, err := taskEnv(c, t)
-			if err != nil {
-				return err
-			}
-			return t.Import(env, task.ImportRequest{From: c.String("from"), Vocab: c.String("vocab"), Out: c.String("out")})
 		},
-	}
+		action: func(c *cli.Context, t task.Task) error {
+			if err := cliutil.NoArgs(c); err != nil {
+				return err
+			}
+			if err := cliutil.CheckOutFile("out", c.String("out")); err != nil {
+				return err
+			}
+			env, err := taskEnv(c, t, task.VerbImport)
+			if err != nil {
+				return err
+			}
+			return t.Import(env, task.ImportRequest{From: c.String("from"), Out: c.String("out")})
+		},
+	}.command()
 }
 
 // shapeString formats a shape as PyTorch prints it: [2, 3] (scalars: []).

@@ -6,15 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
 
 func runCLI(args ...string) error {
-	app := &cli.App{Name: "tlbo-native", Commands: append([]*cli.Command{trainCommand(), optimizeCommand(), plotCommand(),
-		checkpointCommand()}, codecCommands()...)}
-	return app.Run(append([]string{"tlbo-native"}, args...))
+	return newApp().Run(append([]string{"tlbo-native"}, args...))
 }
 
 // tinyExpressionData writes a data directory of 400 grammar-sampled
@@ -100,4 +96,40 @@ func TestTrainOptimizeAndPlot(t *testing.T) {
 	if b, err := os.ReadFile(dec); err != nil || strings.Count(string(b), "\n") != 2 {
 		t.Errorf("decoded %q, %v", b, err)
 	}
+	// The checkpoint names its task: encode, decode, analyze and optimize
+	// take it from there, and a --task that disagrees is refused.
+	z2, dec2 := filepath.Join(dir, "z2.npy"), filepath.Join(dir, "dec2.txt")
+	if err := runCLI("encode", "--vae", vae, "--in", in, "--out", z2); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := readFile(t, z), readFile(t, z2); a != b {
+		t.Error("encode without --task differs from encode --task expression")
+	}
+	if err := runCLI("decode", "--vae", vae, "--in", z, "--out", dec2, "--seed", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := readFile(t, dec), readFile(t, dec2); a != b {
+		t.Error("decode without --task differs from decode --task expression")
+	}
+	for _, args := range [][]string{
+		{"encode", "--task", "topology", "--vae", vae, "--in", in, "--out", z2},
+		{"optimize", "--task", "molecule", "--vae", vae, "--run-dir", t.TempDir()},
+		{"analyze", "gp-loglik", "--task", "topology", "--vae", vae, "--out", t.TempDir()},
+	} {
+		if err := runCLI(args...); err == nil || !strings.Contains(err.Error(), "--task") || !strings.Contains(err.Error(), vae) {
+			t.Errorf("%s with a --task other than the checkpoint's: %v", args[0], err)
+		}
+	}
+	if err := runCLI(append(append([]string{"optimize"}, run[3:]...), "--budget", "2", "--seed", "3", "--run-dir", filepath.Join(dir, "inferred"))...); err != nil {
+		t.Errorf("optimize without --task: %v", err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -19,7 +19,8 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
-// plotCommand overlays the best-score curves of several runs.
+// plotCommand overlays the best-score curves of several runs; the tasks add
+// their own pictures as subcommands (plot latent-map).
 func plotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plot",
@@ -37,7 +38,6 @@ func plotCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output PNG file (required)"},
 			&cli.StringFlag{Name: "title", Usage: "plot title"},
 		},
-		Subcommands: []*cli.Command{latentMapCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fmt.Errorf("plot: no run directories given")

@@ -3,88 +3,264 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	_ "github.com/tlbo-native/tlbo-native/internal/task/all" // registers every task
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
-// taskFlag names the task of a verb.
-func taskFlag() cli.Flag {
-	return &cli.StringFlag{Name: "task", Required: true, Usage: "task: " + strings.Join(task.Names(), ", ")}
+// Verbs whose flags depend on their task (train, optimize, encode, decode,
+// checkpoint import, analyze) are parsed in two steps, so that each task's
+// options are typed flags of its own and `train --task T --help` lists T's
+// options only: the command found by urfave/cli takes its arguments as they
+// are (SkipFlagParsing), finds the task (--task, or the network named by the
+// header of --vae's checkpoint), builds the command for that task and runs
+// it on the same arguments.
+
+// taskVerb is a verb whose flags depend on its task.
+type taskVerb struct {
+	name, usage, description, argsUsage string
+	// verb names the task options the verb takes.
+	verb task.Verb
+	// fromVAE lets the checkpoint of --vae name the task when --task is
+	// not given; a --task that disagrees with the checkpoint is an error.
+	fromVAE bool
+	// optional allows running without a task (analyze on --latents).
+	optional bool
+	// flags returns the verb's own flags for task t (nil: without a task,
+	// for help), the task's options excluded.
+	flags func(t task.Task) []cli.Flag
+	// action runs the verb (t is nil only when optional).
+	action func(c *cli.Context, t task.Task) error
+}
+
+// command returns the verb's dispatching command.
+func (v taskVerb) command() *cli.Command {
+	return &cli.Command{
+		Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: v.description,
+		SkipFlagParsing: true,
+		HideHelp:        true,
+		Action:          v.dispatch,
+	}
+}
+
+// dispatch finds the task of the arguments and runs the task's command.
+func (v taskVerb) dispatch(c *cli.Context) error {
+	args := c.Args().Slice()
+	name, vae := scanFlag(args, "task"), scanFlag(args, "vae")
+	help := helpAsked(args)
+	var t task.Task
+	var err error
+	switch {
+	case name != "":
+		if t, err = task.Lookup(name); err != nil {
+			return fmt.Errorf("--task: %w", err)
+		}
+		if vae != "" && v.fromVAE && !help {
+			if err := task.CheckCheckpoint(t, vae); err != nil {
+				return err
+			}
+		}
+	case v.fromVAE && vae != "" && !help:
+		if t, err = task.ForCheckpoint(vae); err != nil {
+			return fmt.Errorf("--vae: %w (or give --task)", err)
+		}
+	}
+	if t == nil && !help && !v.optional {
+		how := "--task T"
+		if v.fromVAE {
+			how += ", or --vae FILE.pt (whose header names the network, hence the task)"
+		}
+		return fmt.Errorf("%s: give %s; tasks: %s", strings.TrimPrefix(c.Command.HelpName, c.App.HelpName+" "), how,
+			strings.Join(task.Names(), ", "))
+	}
+	cmd := v.build(t)
+	// The sub-app prefixes its own name: "checkpoint import" for
+	// "tlbo-native checkpoint import".
+	cmd.HelpName = strings.TrimPrefix(c.Command.HelpName, c.App.HelpName+" ")
+	app := &cli.App{Name: c.App.Name, HelpName: c.App.HelpName, Usage: c.App.Usage, Writer: c.App.Writer, ErrWriter: c.App.ErrWriter,
+		HideHelpCommand: true, HideVersion: true, Commands: []*cli.Command{cmd}}
+	return app.RunContext(c.Context, append([]string{c.App.Name, cmd.Name}, args...))
+}
+
+// build returns the verb's command for task t (nil: the verb's own flags
+// only, and a note on how to see a task's options).
+func (v taskVerb) build(t task.Task) *cli.Command {
+	flags := v.flags(t)
+	desc := v.description
+	if t == nil {
+		desc += "\n\nEach task adds its own options: " + v.name + " --task T --help lists them (tasks: " +
+			strings.Join(task.Names(), ", ") + ")."
+	} else {
+		flags = append(flags, optionFlags(t, v.verb)...)
+		desc += "\n\nTask " + t.Name() + ": " + t.Usage() + "."
+	}
+	cmd := &cli.Command{Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: desc, Flags: flags,
+		Action: func(c *cli.Context) error { return v.action(c, t) }}
+	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageError(v.name, string(v.verb), t, err) }
+	return cmd
+}
+
+// scanFlag returns the value of --name (or -name) in args: "--name V" or
+// "--name=V"; "" when absent. Scanning stops at "--".
+func scanFlag(args []string, name string) string {
+	for i, a := range args {
+		if a == "--" {
+			return ""
+		}
+		for _, p := range []string{"--" + name, "-" + name} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// helpAsked reports whether args ask for help.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+	}
+	return false
+}
+
+// usageError rewrites a flag error of a verb of task t: an option of
+// another task, or of another verb of t, is named as such.
+func usageError(verbName, verb string, t task.Task, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return fmt.Errorf("%s: %w", verbName, err)
+	}
+	name = strings.TrimPrefix(name, "-")
+	which := verbName
+	if t != nil {
+		which = fmt.Sprintf("%s for task %s", verbName, t.Name())
+		for _, o := range t.Options() {
+			if o.Name == name {
+				var vs []string
+				for _, v := range o.Verbs {
+					vs = append(vs, string(v))
+				}
+				return fmt.Errorf("--%s is an option of task %s for %s, not for %s (%s --help lists the options)", name, t.Name(),
+					strings.Join(vs, ", "), verb, verbName)
+			}
+		}
+	}
+	var owners []string
+	for _, n := range task.Names() {
+		other, _ := task.Lookup(n)
+		if (t == nil || n != t.Name()) && slices.ContainsFunc(other.Options(), func(o task.Option) bool { return o.Name == name }) {
+			owners = append(owners, n)
+		}
+	}
+	if len(owners) > 0 {
+		if t == nil {
+			return fmt.Errorf("--%s is an option of task %s: give --task", name, strings.Join(owners, ", "))
+		}
+		return fmt.Errorf("--%s is an option of task %s, not of %s (%s --task %s --help lists its options)", name,
+			strings.Join(owners, ", "), which, verbName, t.Name())
+	}
+	return fmt.Errorf("%s: no option --%s (--help lists the options)", which, name)
+}
+
+// taskFlag names the task of a verb (filled in by dispatch).
+func taskFlag(t task.Task, fromVAE bool) cli.Flag {
+	usage := "task: " + strings.Join(task.Names(), ", ")
+	if fromVAE {
+		usage += " (default: the task of --vae's network)"
+	}
+	f := &cli.StringFlag{Name: "task", Usage: usage}
+	if t != nil {
+		f.Value = t.Name()
+	}
+	return f
 }
 
 // dataFlags locate a task's data set.
 func dataFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "data-dir", Usage: "data directory (default: $TLBO_DATA, then shared/data above the working directory)"},
+		cliutil.DataDirFlag(),
 		&cli.BoolFlag{Name: "synthetic-data", Usage: "make up data when the data set is missing (recorded in a run's configuration)"},
 	}
 }
 
-// taskOptionFlags returns one flag per option of the registered tasks; each
-// option applies to the tasks that declare it.
-func taskOptionFlags() []cli.Flag {
-	usage := map[string][]string{}
-	var names []string
-	for _, name := range task.Names() {
-		t, _ := task.Lookup(name)
-		for _, o := range t.Options() {
-			if _, ok := usage[o.Name]; !ok {
-				names = append(names, o.Name)
-			}
-			usage[o.Name] = append(usage[o.Name], fmt.Sprintf("%s task: %s (default %q)", name, o.Usage, o.Default))
+// optionFlags returns the typed flags of the options of t that verb takes,
+// defaults shown.
+func optionFlags(t task.Task, verb task.Verb) []cli.Flag {
+	var flags []cli.Flag
+	for _, o := range t.Options() {
+		if o.For(verb) {
+			flags = append(flags, optionFlag(o))
 		}
-	}
-	flags := make([]cli.Flag, len(names))
-	for i, n := range names {
-		flags[i] = &cli.StringFlag{Name: n, Usage: strings.Join(usage[n], "; ")}
 	}
 	return flags
 }
 
-// lookupTask returns the task of --task.
-func lookupTask(c *cli.Context) (task.Task, error) {
-	t, err := task.Lookup(c.String("task"))
-	if err != nil {
-		return nil, fmt.Errorf("--task: %w", err)
+// optionFlag is the flag of a task option.
+func optionFlag(o task.Option) cli.Flag {
+	switch o.Kind {
+	case task.KindInt:
+		return &cli.IntFlag{Name: o.Name, Value: o.Zero().(int), Usage: o.Usage}
+	case task.KindBool:
+		return &cli.BoolFlag{Name: o.Name, Usage: o.Usage}
+	case task.KindFile:
+		return &cli.StringFlag{Name: o.Name, Value: o.Zero().(string), Usage: o.Usage, TakesFile: true}
 	}
-	return t, nil
+	return &cli.StringFlag{Name: o.Name, Value: o.Zero().(string), Usage: o.Usage}
 }
 
-// taskEnv builds the environment of a verb for task t: its options (a
-// flag the user set, else the task's default; an option of another task is
-// refused), the data and seed flags that the verb has.
-func taskEnv(c *cli.Context, t task.Task) (*task.Env, error) {
-	env := &task.Env{Params: map[string]string{}, Stdout: os.Stdout, Stderr: os.Stderr}
-	own := map[string]bool{}
+// taskEnv builds the environment of a verb for task t: the values of the
+// task's options for the verb (checked: an existing file, an integer in
+// range), and the data and seed flags that the verb has.
+func taskEnv(c *cli.Context, t task.Task, verb task.Verb) (*task.Env, error) {
+	env := &task.Env{Opts: task.Values{}, Stdout: os.Stdout, Stderr: os.Stderr}
 	for _, o := range t.Options() {
-		own[o.Name] = true
-		env.Params[o.Name] = o.Default
-		if c.IsSet(o.Name) {
-			env.Params[o.Name] = c.String(o.Name)
+		if !o.For(verb) {
+			continue
 		}
-	}
-	for _, f := range taskOptionFlags() {
-		if name := f.Names()[0]; c.IsSet(name) && !own[name] {
-			return nil, fmt.Errorf("--%s is not an option of task %s", name, t.Name())
+		var v any
+		switch o.Kind {
+		case task.KindInt:
+			v = c.Int(o.Name)
+		case task.KindBool:
+			v = c.Bool(o.Name)
+		default:
+			v = c.String(o.Name)
 		}
+		if err := o.Check(v); err != nil {
+			return nil, err
+		}
+		env.Opts[o.Name] = v
 	}
 	env.DataDir, env.Synthetic, env.Seed = c.String("data-dir"), c.Bool("synthetic-data"), c.Uint64("seed")
 	return env, nil
 }
 
-// defaultsUsage describes a setting's per-task defaults for --help, e.g.
-// "expression 10, topology 1".
-func defaultsUsage(get func(task.Defaults) string) string {
+// defaultUsage describes a setting's default: the task's when there is one,
+// else every task's, e.g. "default per task: expression 10, topology 1".
+func defaultUsage(t task.Task, get func(task.Defaults) string) string {
+	if t != nil {
+		return "default " + get(t.Defaults()) + ", the " + t.Name() + " task's"
+	}
 	var parts []string
 	for _, name := range task.Names() {
-		t, _ := task.Lookup(name)
-		parts = append(parts, name+" "+get(t.Defaults()))
+		other, _ := task.Lookup(name)
+		parts = append(parts, name+" "+get(other.Defaults()))
 	}
 	return "default per task: " + strings.Join(parts, ", ")
 }
@@ -92,17 +268,17 @@ func defaultsUsage(get func(task.Defaults) string) string {
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // The shared ELBO flags of train and optimize: the same names and meanings.
-func elboFlags() []cli.Flag {
+func elboFlags(t task.Task) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "elbo", Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is LBO with a warped GP)"},
 		&cli.Float64Flag{Name: "metric-weight", Usage: "beta_metric, the metric-loss weight (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }) + ")"},
+			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }) + ")"},
 		&cli.Float64Flag{Name: "pred-weight", Usage: "beta_TP, the target-prediction weight (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.PredWeight) }) + ")"},
+			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.PredWeight) }) + ")"},
 		&cli.Float64Flag{Name: "eta", Usage: "metric-loss threshold between positives and negatives (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.Eta) }) + ")"},
+			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.Eta) }) + ")"},
 		&cli.Float64Flag{Name: "nu", Usage: "soft-triplet smoothing temperature, 0 for unset: w_p = w_n = 1 (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.Nu) }) + ")"},
+			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.Nu) }) + ")"},
 		&cli.Float64Flag{Name: "margin", Value: models.DefaultMargin, Usage: "hard-triplet margin"},
 	}
 }
@@ -163,4 +339,14 @@ func parseK(c *cli.Context, name string, def float64) (float64, error) {
 		return 0, fmt.Errorf("--%s %q: want a positive number or inf", name, c.String(name))
 	}
 	return k, nil
+}
+
+// perTask returns one subcommand per registered task.
+func perTask(build func(task.Task) *cli.Command) []*cli.Command {
+	var cmds []*cli.Command
+	for _, name := range task.Names() {
+		t, _ := task.Lookup(name)
+		cmds = append(cmds, build(t))
+	}
+	return cmds
 }

@@ -3,15 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -19,49 +18,64 @@ import (
 
 // trainCommand (pre)trains a task's VAE with a chosen ELBO.
 func trainCommand() *cli.Command {
-	flags := []cli.Flag{taskFlag()}
-	flags = append(flags, elboFlags()...)
+	return taskVerb{
+		name:  "train",
+		usage: "train a task's VAE with a chosen ELBO and write a checkpoint",
+		description: "Writes --out (a state dict that Python's torch.load reads), its configuration FILE.json\n" +
+			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
+			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
+			"every epoch; --resume continues from it, exactly as an uninterrupted training on one thread (the\n" +
+			"checkpoints keep the sampler's random state). An existing checkpoint at --out is refused without\n" +
+			"--resume or --force, and the directory of --out is checked before any work. Flags left unset take\n" +
+			"the task's defaults (docs/design.md lists them and where they come from). Mini-batches are drawn\n" +
+			"with replacement in proportion to rank weights with --k, validation examples likewise (as the\n" +
+			"authors' validation loader).",
+		verb:   task.VerbTrain,
+		flags:  trainFlags,
+		action: trainAction,
+	}.command()
+}
+
+// trainFlags are train's own flags, defaults shown for task t (nil: per
+// task).
+func trainFlags(t task.Task) []cli.Flag {
+	def := func(get func(task.Defaults) string) string { return " (" + defaultUsage(t, get) + ")" }
+	flags := []cli.Flag{taskFlag(t, false)}
+	flags = append(flags, elboFlags(t)...)
 	flags = append(flags,
-		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform sampling (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.K) }) + ")"},
-		&cli.IntFlag{Name: "epochs", Usage: "epochs in total, resumed ones included (" +
-			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.Epochs) }) + ")"},
-		&cli.IntFlag{Name: "batch-size", Usage: "mini-batch size (" +
-			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.BatchSize) }) + ")"},
-		&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate (" + defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.LR) }) + ")"},
+		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform sampling" + def(func(d task.Defaults) string { return fmtFloat(d.K) })},
+		&cli.IntFlag{Name: "epochs", Usage: "epochs in total, resumed ones included" + def(func(d task.Defaults) string { return fmt.Sprint(d.Epochs) })},
+		&cli.IntFlag{Name: "batch-size", Usage: "mini-batch size" + def(func(d task.Defaults) string { return fmt.Sprint(d.BatchSize) })},
+		&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate" + def(func(d task.Defaults) string { return fmtFloat(d.LR) })},
 		&cli.Float64Flag{Name: "beta-init", Usage: "KL weight at the start (default: the task's schedule)"},
 		&cli.Float64Flag{Name: "beta-final", Usage: "KL weight at the end of annealing (default: the task's schedule)"},
 		&cli.IntFlag{Name: "beta-warmup", Usage: "steps before beta grows by 1.1 every 10 steps (default: the task's schedule)"},
-		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.GradClip) }) + ")"},
+		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none" + def(func(d task.Defaults) string { return fmtFloat(d.GradClip) })},
 		&cli.IntFlag{Name: "latent", Usage: "latent dimension of a new network (0: the task's)"},
 		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "lower the learning rate when the validation loss stalls (PyTorch's " +
 			"ReduceLROnPlateau: --lr-factor after more than --lr-patience epochs without a better loss, down to --min-lr); " +
 			"--lr-plateau=false keeps it constant"},
-		&cli.Float64Flag{Name: "lr-factor", Usage: "plateau: factor of the learning rate (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.PlateauFactor) }) + ")"},
-		&cli.IntFlag{Name: "lr-patience", Usage: "plateau: epochs without a better validation loss before lowering (" +
-			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.PlateauPatience) }) + ")"},
-		&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate (" +
-			defaultsUsage(func(d task.Defaults) string {
-				if d.PlateauFloor == 1 {
-					return "lr (never lowered)"
-				}
-				return fmtFloat(d.PlateauFloor) + " x lr"
-			}) + ")"},
-		&cli.Float64Flag{Name: "lr-decay", Usage: "multiply the learning rate by this every --lr-decay-every steps (" +
-			defaultsUsage(func(d task.Defaults) string { return fmtFloat(d.DecayFactor) }) + ")"},
-		&cli.IntFlag{Name: "lr-decay-every", Usage: "steps between two --lr-decay, 0 for none (" +
-			defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.DecayEvery) }) + ")"},
+		&cli.Float64Flag{Name: "lr-factor", Usage: "plateau: factor of the learning rate" + def(func(d task.Defaults) string { return fmtFloat(d.PlateauFactor) })},
+		&cli.IntFlag{Name: "lr-patience", Usage: "plateau: epochs without a better validation loss before lowering" +
+			def(func(d task.Defaults) string { return fmt.Sprint(d.PlateauPatience) })},
+		&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate" + def(func(d task.Defaults) string {
+			if d.PlateauFloor == 1 {
+				return "lr (never lowered)"
+			}
+			return fmtFloat(d.PlateauFloor) + " x lr"
+		})},
+		&cli.Float64Flag{Name: "lr-decay", Usage: "multiply the learning rate by this every --lr-decay-every steps" +
+			def(func(d task.Defaults) string { return fmtFloat(d.DecayFactor) })},
+		&cli.IntFlag{Name: "lr-decay-every", Usage: "steps between two --lr-decay, 0 for none" + def(func(d task.Defaults) string { return fmt.Sprint(d.DecayEvery) })},
 		&cli.BoolFlag{Name: "augment", Usage: "augment pretraining mini-batches with the task's transformations, e.g. topology's " +
-			"rotations and flips, which keep the labels (" + defaultsUsage(func(d task.Defaults) string { return fmt.Sprint(d.PretrainAugment) }) +
+			"rotations and flips, which keep the labels (" + defaultUsage(t, func(d task.Defaults) string { return fmt.Sprint(d.PretrainAugment) }) +
 			"; retraining in optimize always augments)"},
 		&cli.Float64Flag{Name: "labelled-fraction", Value: 1, Usage: "semi-supervised: share of training points keeping their label"},
 		&cli.Float64Flag{Name: "val-fraction", Value: 0.05, Usage: "share of the data held out for validation"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point in the final report (0: the network's default)"},
 		&cli.IntFlag{Name: "prior-samples", Value: 1000, Usage: "prior samples decoded for the final validity (0: skip)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seeds libtorch, the sampler and the labelled subset"},
-		deviceFlag, threadsFlag,
+		cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
 		&cli.IntFlag{Name: "blas-threads", Value: 1, Usage: "OpenBLAS threads under libtorch's products (0: TLBO_BLAS_THREADS, else the core count); " +
 			"1 keeps them from competing with libtorch's own threads"},
 		&cli.StringFlag{Name: "out", Usage: "checkpoint FILE.pt", Required: true},
@@ -69,21 +83,7 @@ func trainCommand() *cli.Command {
 		&cli.BoolFlag{Name: "force", Usage: "overwrite the checkpoint at --out (its .pt, .json, .adam.pt and .last.* files are removed first)"},
 		&cli.IntFlag{Name: "checkpoint-every", Usage: "also save the latest state every N steps within an epoch (0: after each epoch only)"},
 	)
-	flags = append(append(flags, dataFlags()...), taskOptionFlags()...)
-	return &cli.Command{
-		Name:  "train",
-		Usage: "train a task's VAE with a chosen ELBO and write a checkpoint",
-		Description: "Writes --out (a state dict that Python's torch.load reads), its configuration FILE.json\n" +
-			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
-			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
-			"every epoch; --resume continues from it, exactly as an uninterrupted training on one thread (the\n" +
-			"checkpoints keep the sampler's random state). An existing checkpoint at --out is refused without\n" +
-			"--resume or --force, and the directory of --out is checked before any work. Flags left unset take\n" +
-			"the task's defaults (DESIGN.md section 9). Mini-batches are drawn with replacement in proportion to\n" +
-			"rank weights with --k, validation examples likewise (as the authors' validation loader).",
-		Flags:  flags,
-		Action: trainAction,
-	}
+	return append(flags, dataFlags()...)
 }
 
 // trainRequest reads the ELBO, schedule and optimiser flags, unset ones
@@ -145,32 +145,31 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 	return req, nil
 }
 
-func trainAction(c *cli.Context) error {
-	t, err := lookupTask(c)
+func trainAction(c *cli.Context, t task.Task) error {
+	if err := cliutil.NoArgs(c); err != nil {
+		return err
+	}
+	dev, err := cliutil.SetupTorch(c)
 	if err != nil {
 		return err
 	}
-	dev, err := setupTorch(c)
-	if err != nil {
-		return err
-	}
-	blas := setupBLAS(c)
 	req, err := trainRequest(c, t, dev)
 	if err != nil {
 		return err
 	}
-	env, err := taskEnv(c, t)
+	env, err := taskEnv(c, t, task.VerbTrain)
 	if err != nil {
 		return err
 	}
+	blas := setupBLAS(c)
 	env.Device, env.Progress = dev, newProgress()
 	fmt.Fprintf(os.Stderr, "BLAS: %s\n", blas)
-	cpu0 := cpuSeconds()
+	cpu0 := cliutil.CPUSeconds()
 	if err := t.Train(env, req); err != nil {
 		return err
 	}
-	fmt.Printf("cpu_seconds %.1f (user+system)\n", cpuSeconds()-cpu0)
-	fmt.Printf("peak_rss_mb %.0f\n", peakRSSMB())
+	fmt.Printf("cpu_seconds %.1f (user+system)\n", cliutil.CPUSeconds()-cpu0)
+	fmt.Printf("peak_rss_mb %.0f\n", cliutil.PeakRSSMB())
 	return nil
 }
 
@@ -265,24 +264,4 @@ func (p *progress) Count(what string, i, n int) {
 		}
 		p.bar, p.start = nil, time.Time{}
 	}
-}
-
-// cpuSeconds returns the user and system CPU time of the process so far; on
-// a shared machine it measures the work better than the wall clock.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-// peakRSSMB returns the process's peak resident set size in MiB (Linux
-// reports ru_maxrss in KiB).
-func peakRSSMB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Maxrss) / 1024
 }

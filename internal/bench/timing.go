@@ -1,3 +1,7 @@
+// Package bench holds what the `bench` verbs share: timing a loop and the
+// median of its timings. The timed loops live with their code: the tasks'
+// (bench gvae-step in internal/task/expression, bench jtvae-step in
+// internal/task/molecule) and the GP's (cmd/tlbo-native).
 package bench
 
 import (
@@ -27,11 +31,11 @@ func Median(ds []time.Duration) float64 {
 	for i, d := range ds {
 		ms[i] = float64(d.Microseconds()) / 1000
 	}
-	return medianFloat(ms)
+	return MedianFloat(ms)
 }
 
-// medianFloat returns the median of xs (0 for none), sorting xs.
-func medianFloat(xs []float64) float64 {
+// MedianFloat returns the median of xs (0 for none), sorting xs.
+func MedianFloat(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

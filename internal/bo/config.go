@@ -11,24 +11,40 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
+// Strategy is how a query's latent point is chosen (--strategy).
+type Strategy string
+
 // Strategies of the search.
 const (
 	// StrategyBO is latent-space Bayesian optimisation (LBO, T-LBO, ...).
-	StrategyBO = "bo"
+	StrategyBO Strategy = "bo"
 	// StrategyRandom draws uniformly from the box of the encoded training
 	// data, redrawing invalid and already-seen objects (the reference's
 	// random search).
-	StrategyRandom = "random"
+	StrategyRandom Strategy = "random"
 	// StrategyPrior samples the prior N(0, I) of the latent space, with the
 	// novelty check of the BO strategy (what "random" meant in runs made
 	// before the box search).
-	StrategyPrior = "prior"
+	StrategyPrior Strategy = "prior"
 )
+
+// ParseStrategy returns the strategy named s; the error names the flag.
+func ParseStrategy(s string) (Strategy, error) {
+	switch v := Strategy(s); v {
+	case StrategyBO, StrategyRandom, StrategyPrior:
+		return v, nil
+	}
+	return "", fmt.Errorf("--strategy %q: want bo, random or prior", s)
+}
 
 // RandomDraws bounds the draws of one random-search query: after this many
 // invalid or already-seen decodes the first valid one (else the first) is
 // evaluated, so that a query always ends.
 const RandomDraws = 100
+
+// Repeats is what the loop does with a decoded object that was already
+// evaluated (--repeats).
+type Repeats string
 
 // What the loop does with a decoded object that was already evaluated.
 const (
@@ -37,23 +53,74 @@ const (
 	// latent point, the acquisition is maximised again, and after
 	// RepeatTries such tries a novel object is searched for around the
 	// proposal (see the package doc).
-	RepeatsSkip = "skip"
+	RepeatsSkip Repeats = "skip"
 	// RepeatsAuthors is the authors' novelty check: perturb, redo the
 	// acquisition step, then evaluate the duplicate.
-	RepeatsAuthors = "authors"
+	RepeatsAuthors Repeats = "authors"
 )
+
+// ParseRepeats returns the policy named s; the error names the flag.
+func ParseRepeats(s string) (Repeats, error) {
+	switch v := Repeats(s); v {
+	case RepeatsSkip, RepeatsAuthors:
+		return v, nil
+	}
+	return "", fmt.Errorf("--repeats %q: want skip or authors", s)
+}
+
+// Acq is an acquisition function (--acq).
+type Acq string
 
 // Acquisition functions.
 const (
-	AcqEI    = "ei"
-	AcqLogEI = "logei"
+	AcqEI    Acq = "ei"
+	AcqLogEI Acq = "logei"
 )
+
+// ParseAcq returns the acquisition function named s; the error names the
+// flag.
+func ParseAcq(s string) (Acq, error) {
+	switch v := Acq(s); v {
+	case AcqEI, AcqLogEI:
+		return v, nil
+	}
+	return "", fmt.Errorf("--acq %q: want ei or logei", s)
+}
+
+// ParseKernel returns the GP kernel named s; the error names the flag.
+func ParseKernel(s string) (gp.Kernel, error) {
+	k, err := gp.ParseKernel(s)
+	if err != nil {
+		return 0, fmt.Errorf("--kernel %q: want rbf or matern52", s)
+	}
+	return k, nil
+}
+
+// ParseGPObjective returns the sparse GP's training objective named s; the
+// error names the flag.
+func ParseGPObjective(s string) (gp.Approximation, error) {
+	a, err := gp.ParseApproximation(s)
+	if err != nil || s == "" {
+		return "", fmt.Errorf("--gp-objective %q: want titsias or fitc", s)
+	}
+	return a, nil
+}
+
+// ParseRestartSelection returns the acquisition maximiser's choice of
+// restarts named s; the error names the flag.
+func ParseRestartSelection(s string) (acq.Selection, error) {
+	sel, err := acq.ParseSelection(s)
+	if err != nil {
+		return "", fmt.Errorf("--restart-selection %q: want boltzmann or best", s)
+	}
+	return sel, nil
+}
 
 // Config is everything that determines a run's results. Two runs with equal
 // configurations, data and model produce the same queries.
 type Config struct {
 	// Strategy is StrategyBO, StrategyRandom or StrategyPrior.
-	Strategy string
+	Strategy Strategy
 	// Budget is the number of queries B.
 	Budget int
 	// RetrainEvery is r, the number of queries between retrainings.
@@ -68,15 +135,16 @@ type Config struct {
 	NBest, NRand int
 	// Inducing is the number of inducing points (0 or >= N: exact GP).
 	Inducing int
-	// Kernel is the GP kernel ("rbf" or "matern52").
-	Kernel string
-	// GPObjective is the sparse GP's training objective, "titsias" (the
-	// paper's) or "fitc" (the authors' pinned GPyTorch), see gp.Approximation.
-	GPObjective string
-	// Warp learns a Kumaraswamy input warping with the GP (W-LBO).
+	// Kernel is the GP kernel (gp.RBF or gp.Matern52).
+	Kernel gp.Kernel
+	// GPObjective is the sparse GP's training objective, gp.Titsias (the
+	// paper's) or gp.FITC (the authors' pinned GPyTorch).
+	GPObjective gp.Approximation
+	// Warp learns a Kumaraswamy input warping with the GP (W-LBO; set from
+	// the ELBO's models.ELBO.WarpGP).
 	Warp bool
 	// Acq is AcqEI or AcqLogEI.
-	Acq string
+	Acq Acq
 	// BestQuantile sets EI's incumbent to this quantile of the standardised
 	// targets (the reference's 0.9; 1 is the maximum).
 	BestQuantile float64
@@ -84,9 +152,9 @@ type Config struct {
 	Tau float64
 	// RawSamples and Restarts configure the acquisition maximiser: random
 	// points scored, and Restarts of them, picked by RestartSelection
-	// ("boltzmann" or "best", see acq.Selection), refined by L-BFGS-B.
+	// (acq.SelectBoltzmann or acq.SelectBest), refined by L-BFGS-B.
 	RawSamples, Restarts int
-	RestartSelection     string
+	RestartSelection     acq.Selection
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with
 	// σ_t = PerturbSigma · PerturbGrowth^t, at most PerturbTries times.
@@ -97,7 +165,7 @@ type Config struct {
 	// duplicate is evaluated after the last.
 	NoveltyRedo int
 	// Repeats is RepeatsSkip or RepeatsAuthors.
-	Repeats string
+	Repeats Repeats
 	// Q is the number of proposals per round (RepeatsSkip only), chosen
 	// jointly by the kriging believer and evaluated concurrently.
 	Q int
@@ -128,33 +196,37 @@ type Config struct {
 	Extra map[string]string
 }
 
-// DefaultConfig returns the reference's settings (DESIGN.md, sections 5-6).
+// DefaultConfig returns the loop's own defaults, the same for every task:
+// BO with EI (incumbent at the 0.9 quantile of the targets, as the
+// reference) over an ARD RBF sparse GP trained on the Titsias bound, 1000
+// raw samples and 100 restarts chosen by Boltzmann sampling (BoTorch's and
+// the reference's), repeats skipped with 5 tries before the ball fallback,
+// one proposal per round, the authors' perturbation schedule for
+// --repeats authors (sigma 0.01, growth 1.1, 10 tries, 3 redos), LOL-BO's
+// trust-region schedule.
+//
+// The settings that differ between tasks (Budget, RetrainEvery, RankK,
+// InitialRetrainEpochs, RetrainEpochs, NBest, NRand, Inducing) are left
+// zero, so that the configuration does not validate until they are set:
+// a task's defaults (internal/task's Defaults.Config) are their only source.
 func DefaultConfig() Config {
 	return Config{
-		Strategy:             StrategyBO,
-		Budget:               500,
-		RetrainEvery:         50,
-		RankK:                1e-3,
-		InitialRetrainEpochs: 1,
-		RetrainEpochs:        1,
-		NBest:                2500,
-		NRand:                500,
-		Inducing:             500,
-		Kernel:               "rbf",
-		GPObjective:          string(gp.Titsias),
-		Acq:                  AcqEI,
-		BestQuantile:         0.9,
-		RawSamples:           acq.DefaultRawSamples,
-		Restarts:             acq.DefaultRestarts,
-		RestartSelection:     string(acq.SelectBoltzmann),
-		PerturbSigma:         0.01,
-		PerturbGrowth:        1.1,
-		PerturbTries:         10,
-		NoveltyRedo:          3,
-		Repeats:              RepeatsSkip,
-		Q:                    1,
-		RepeatTries:          DefaultRepeatTries,
-		TR:                   DefaultTrustRegion(),
+		Strategy:         StrategyBO,
+		Kernel:           gp.RBF,
+		GPObjective:      gp.Titsias,
+		Acq:              AcqEI,
+		BestQuantile:     0.9,
+		RawSamples:       acq.DefaultRawSamples,
+		Restarts:         acq.DefaultRestarts,
+		RestartSelection: acq.SelectBoltzmann,
+		PerturbSigma:     0.01,
+		PerturbGrowth:    1.1,
+		PerturbTries:     10,
+		NoveltyRedo:      3,
+		Repeats:          RepeatsSkip,
+		Q:                1,
+		RepeatTries:      DefaultRepeatTries,
+		TR:               DefaultTrustRegion(),
 	}
 }
 
@@ -168,7 +240,7 @@ func (c Config) Validate() error {
 	}
 	switch {
 	case c.Strategy != StrategyBO && c.Strategy != StrategyRandom && c.Strategy != StrategyPrior:
-		return bad("strategy", strconv.Quote(c.Strategy), `"bo", "random" or "prior"`)
+		return bad("strategy", strconv.Quote(string(c.Strategy)), `"bo", "random" or "prior"`)
 	case c.Budget < 1:
 		return bad("budget", c.Budget, "at least 1")
 	case c.RetrainEvery < 1:
@@ -183,27 +255,27 @@ func (c Config) Validate() error {
 		return bad("n-best + n-rand", fmt.Sprintf("%d + %d", c.NBest, c.NRand), "non-negative with a positive sum")
 	case c.Inducing < 0:
 		return bad("inducing", c.Inducing, "at least 0")
-	case c.Kernel != "rbf" && c.Kernel != "matern52":
-		return bad("kernel", strconv.Quote(c.Kernel), `"rbf" or "matern52"`)
-	case c.GPObjective != string(gp.Titsias) && c.GPObjective != string(gp.FITC):
-		return bad("gp-objective", strconv.Quote(c.GPObjective), `"titsias" or "fitc"`)
+	case c.Kernel != gp.RBF && c.Kernel != gp.Matern52:
+		return bad("kernel", c.Kernel, `"rbf" or "matern52"`)
+	case c.GPObjective != gp.Titsias && c.GPObjective != gp.FITC:
+		return bad("gp-objective", strconv.Quote(string(c.GPObjective)), `"titsias" or "fitc"`)
 	case c.Acq != AcqEI && c.Acq != AcqLogEI:
-		return bad("acq", strconv.Quote(c.Acq), `"ei" or "logei"`)
+		return bad("acq", strconv.Quote(string(c.Acq)), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
 		return bad("best-quantile", c.BestQuantile, "in [0, 1]")
 	case !(c.Tau >= 0) || math.IsInf(c.Tau, 0):
 		return bad("tau", c.Tau, "a finite number >= 0")
 	case c.RawSamples < 1 || c.Restarts < 1:
 		return bad("raw-samples/restarts", fmt.Sprintf("%d/%d", c.RawSamples, c.Restarts), "at least 1 each")
-	case c.RestartSelection != string(acq.SelectBoltzmann) && c.RestartSelection != string(acq.SelectBest):
-		return bad("restart-selection", strconv.Quote(c.RestartSelection), `"boltzmann" or "best"`)
+	case c.RestartSelection != acq.SelectBoltzmann && c.RestartSelection != acq.SelectBest:
+		return bad("restart-selection", strconv.Quote(string(c.RestartSelection)), `"boltzmann" or "best"`)
 	case c.NoveltyRedo < 0:
 		return bad("novelty-redo", c.NoveltyRedo, "at least 0")
 	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
 		return bad("perturbation", fmt.Sprintf("sigma %v growth %v tries %d", c.PerturbSigma, c.PerturbGrowth, c.PerturbTries),
 			"sigma > 0, growth >= 1, tries >= 0")
 	case c.Repeats != RepeatsSkip && c.Repeats != RepeatsAuthors:
-		return bad("repeats", strconv.Quote(c.Repeats), `"skip" or "authors"`)
+		return bad("repeats", strconv.Quote(string(c.Repeats)), `"skip" or "authors"`)
 	case c.Q < 1:
 		return bad("q", c.Q, "at least 1")
 	case c.Q > 1 && c.Repeats != RepeatsSkip:
@@ -237,7 +309,7 @@ func (c Config) Fields() []Field {
 	i := strconv.Itoa
 	fs := []Field{}
 	fs = append(fs, []Field{
-		{"strategy", c.Strategy},
+		{"strategy", string(c.Strategy)},
 		{"budget", i(c.Budget)},
 		{"retrain-every", i(c.RetrainEvery)},
 		{"k", f(c.RankK)},
@@ -246,20 +318,20 @@ func (c Config) Fields() []Field {
 		{"n-best", i(c.NBest)},
 		{"n-rand", i(c.NRand)},
 		{"inducing", i(c.Inducing)},
-		{"kernel", c.Kernel},
-		{"gp-objective", c.GPObjective},
+		{"kernel", c.Kernel.String()},
+		{"gp-objective", string(c.GPObjective)},
 		{"warp", strconv.FormatBool(c.Warp)},
-		{"acq", c.Acq},
+		{"acq", string(c.Acq)},
 		{"best-quantile", f(c.BestQuantile)},
 		{"tau", f(c.Tau)},
 		{"raw-samples", i(c.RawSamples)},
 		{"restarts", i(c.Restarts)},
-		{"restart-selection", c.RestartSelection},
+		{"restart-selection", string(c.RestartSelection)},
 		{"perturb-sigma", f(c.PerturbSigma)},
 		{"perturb-growth", f(c.PerturbGrowth)},
 		{"perturb-tries", i(c.PerturbTries)},
 		{"novelty-redo", i(c.NoveltyRedo)},
-		{"repeats", c.Repeats},
+		{"repeats", string(c.Repeats)},
 		{"q", i(c.Q)},
 	}...)
 	if c.Repeats == RepeatsSkip {
@@ -300,7 +372,7 @@ var resumable = map[string]bool{"budget": true}
 // acquisition step, the Titsias bound, the authors' novelty check with one
 // proposal per round and no trust region.
 var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)},
-	{"repeats", RepeatsAuthors}, {"q", "1"}, {"trust-region", "false"}}
+	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}}
 
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before
@@ -313,8 +385,8 @@ func upgradeFields(stored []Field) []Field {
 	}
 	out := make([]Field, 0, len(stored)+len(legacyFields))
 	for _, f := range stored {
-		if f.Name == "strategy" && f.Value == StrategyRandom && !have["restart-selection"] {
-			f.Value = StrategyPrior
+		if f.Name == "strategy" && f.Value == string(StrategyRandom) && !have["restart-selection"] {
+			f.Value = string(StrategyPrior)
 		}
 		out = append(out, f)
 	}

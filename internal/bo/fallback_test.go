@@ -59,6 +59,8 @@ func lineRun(t *testing.T, cfg Config) *Result {
 func lineConfig() Config {
 	c := DefaultConfig()
 	c.Budget, c.RetrainEvery = 6, 3
+	c.RankK, c.InitialRetrainEpochs, c.RetrainEpochs = 1e-3, 1, 1
+	c.NBest, c.NRand, c.Inducing = 2500, 500, 500
 	c.RawSamples, c.Restarts = 64, 2
 	return c
 }

@@ -91,6 +91,11 @@ type GPFit struct {
 	Points     int  `json:"points"`
 	Iterations int  `json:"iters"`
 	Warm       bool `json:"warm,omitempty"`
+	// WarpMin and WarpMax are the range of the Kumaraswamy input warping's
+	// parameters a and b over the dimensions of a warped GP (W-LBO; a = b =
+	// 1 leaves the inputs as they are); both 0 for an unwarped GP.
+	WarpMin float64 `json:"warp_min,omitempty"`
+	WarpMax float64 `json:"warp_max,omitempty"`
 }
 
 // Timing splits a query's wall time, in seconds.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -110,8 +111,13 @@ func gpFitRecord(m *gp.Model) *GPFit {
 		lo, hi = math.Min(lo, l), math.Max(hi, l)
 	}
 	info := m.Info()
-	return &GPFit{LogLik: finite(m.LogLik()), Noise: h.Noise, Outputscale: h.Outputscale, LengthscaleMin: finite(lo),
+	rec := &GPFit{LogLik: finite(m.LogLik()), Noise: h.Noise, Outputscale: h.Outputscale, LengthscaleMin: finite(lo),
 		LengthscaleMax: finite(hi), Points: m.Points(), Iterations: info.Iterations, Warm: info.Warm}
+	if h.Warped() {
+		rec.WarpMin = finite(min(slices.Min(h.WarpA), slices.Min(h.WarpB)))
+		rec.WarpMax = finite(max(slices.Max(h.WarpA), slices.Max(h.WarpB)))
+	}
+	return rec
 }
 
 // propose maximises the acquisition of the fitted GP (attempt a, away from

@@ -29,6 +29,7 @@ func toyConfig() bo.Config {
 	c := bo.DefaultConfig()
 	c.Budget = 30
 	c.RetrainEvery = 10
+	c.RankK, c.InitialRetrainEpochs, c.RetrainEpochs = 1e-3, 1, 1
 	c.NBest, c.NRand = 40, 40
 	c.Inducing = 30
 	c.RawSamples, c.Restarts = 256, 3
@@ -136,8 +137,8 @@ func TestRandomSearch(t *testing.T) {
 		a, b := slices.Min(col), slices.Max(col)
 		lo[k], hi[k] = a-0.1*(b-a)-1, b+0.1*(b-a)+1
 	}
-	for _, strategy := range []string{bo.StrategyRandom, bo.StrategyPrior} {
-		t.Run(strategy, func(t *testing.T) {
+	for _, strategy := range []bo.Strategy{bo.StrategyRandom, bo.StrategyPrior} {
+		t.Run(string(strategy), func(t *testing.T) {
 			cfg := toyConfig()
 			cfg.Strategy = strategy
 			res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
@@ -657,6 +658,11 @@ func TestTauStopsInnerLoops(t *testing.T) {
 	}
 }
 
+// TestSemiSupervisedWarpedStart: a semi-supervised start retrains on the
+// labelled fraction, and W-LBO's GP warps its inputs: every fit is warped,
+// the warping learned moves away from the identity (a = b = 1), and the
+// queries differ from those of the same run without warping, whose fits
+// have no warping.
 func TestSemiSupervisedWarpedStart(t *testing.T) {
 	cfg := toyConfig()
 	cfg.Budget, cfg.SamplesPerModel = 12, 0
@@ -665,6 +671,33 @@ func TestSemiSupervisedWarpedStart(t *testing.T) {
 	res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	cfg.Warp = false
+	plain, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for i, q := range res.Queries {
+		g := q.GP
+		if g == nil || q.Random {
+			t.Fatalf("query %d: no GP fit (random %v)", i+1, q.Random)
+		}
+		if !(g.WarpMin > 0 && g.WarpMin <= g.WarpMax) {
+			t.Errorf("query %d: warped fit with warping parameters in [%v, %v]", i+1, g.WarpMin, g.WarpMax)
+		}
+		if g.WarpMin < 0.95 || g.WarpMax > 1.05 {
+			moved++
+		}
+		if p := plain.Queries[i].GP; p != nil && (p.WarpMin != 0 || p.WarpMax != 0) {
+			t.Errorf("query %d without warping: warping parameters in [%v, %v]", i+1, p.WarpMin, p.WarpMax)
+		}
+	}
+	if moved == 0 {
+		t.Error("no fit learned a warping away from the identity")
+	}
+	if reflect.DeepEqual(stripTiming(res.Queries), stripTiming(plain.Queries)) {
+		t.Error("the warped run made the queries of the unwarped one")
 	}
 	if got := res.Versions[0].Points; got != 20 {
 		t.Errorf("version 0 retrained on %d points, want 20", got)

@@ -69,16 +69,10 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		return res
 	}
 	res.st, res.yStd = st, st.Transform(s.u)
-	kernel, err := gp.ParseKernel(s.cfg.Kernel)
-	if err != nil {
-		res.err = err
-		res.dur = time.Since(start)
-		return res
-	}
 	xn := res.nz.Transform(x)
 	res.xn = xn
-	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
-		Approximation: gp.Approximation(s.cfg.GPObjective)}
+	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: s.cfg.Kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
+		Approximation: s.cfg.GPObjective}
 	m, err := fitGP(xn, res.yStd, opts)
 	if err != nil && s.last != nil {
 		opts.Init = nil
@@ -141,7 +135,7 @@ func (s *surrogate) acquisition(m *gp.Model, bestF float64) acq.Acquisition {
 // EI there; z is left to the caller.
 func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64) (proposal, error) {
 	res, err := acq.Maximize(target, lower, upper, acq.Options{
-		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Selection: acq.Selection(s.cfg.RestartSelection), Seed: seed,
+		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Selection: s.cfg.RestartSelection, Seed: seed,
 	})
 	if err != nil {
 		return proposal{}, fmt.Errorf("maximise %s: %w", s.cfg.Acq, err)

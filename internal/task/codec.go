@@ -9,14 +9,17 @@ import (
 )
 
 // Encode writes the encoder means (float64, one row per object) of the
-// objects in req.In to the .npy file req.Out.
-func (d *defined[O, E]) Encode(env *Env, req EncodeRequest) error {
+// objects in req.In to the .npy file req.Out, the objects made into
+// examples for the checkpoint's network (Spec.Bind).
+func (d *Defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 	if d.s.ReadObjects == nil {
 		return d.unsupported("encode")
 	}
-	if err := d.bind(env); err != nil {
+	net, _, err := d.loadNetwork(env, req.VAE)
+	if err != nil {
 		return err
 	}
+	defer net.Close()
 	objs, err := d.s.ReadObjects(req.In)
 	if err != nil {
 		return err
@@ -28,11 +31,6 @@ func (d *defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", req.In, err)
 	}
-	net, _, err := models.LoadVAE[E](req.VAE, env.Device, d.s.Networks...)
-	if err != nil {
-		return err
-	}
-	defer net.Close()
 	mu, err := models.EncodeMeans(net, ex)
 	if err != nil {
 		return err
@@ -47,7 +45,7 @@ func (d *defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 // Decode writes the objects decoded from the latent points of the .npy file
 // req.In (n x latent) to req.Out in the task's format; invalid decodes are
 // empty entries, counted on env.Stderr.
-func (d *defined[O, E]) Decode(env *Env, req DecodeRequest) error {
+func (d *Defined[O, E]) Decode(env *Env, req DecodeRequest) error {
 	if d.s.WriteObjects == nil {
 		return d.unsupported("decode")
 	}

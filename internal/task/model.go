@@ -4,15 +4,19 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// model is a task's VAE as the BO loop's retrainable Model: one Trainer
-// serves every retraining, so the target-prediction head persists across
-// them while Adam restarts for each (as the reference).
-type model[O, E any] struct {
-	d       *defined[O, E]
+// Model is a task's VAE as the BO loop's retrainable model (bo.Model[O]):
+// objects in, latent points out, and back. One Trainer serves every
+// retraining, so the target-prediction head persists across them while Adam
+// restarts for each (as the reference).
+type Model[O, E any] struct {
+	d       *Defined[O, E]
 	net     models.VAE[E]
 	tr      *models.Trainer[E]
 	decode  DecodeOptions
@@ -21,14 +25,24 @@ type model[O, E any] struct {
 	refused map[string]error // why objects were refused as examples, by key
 }
 
-// OpenModel loads the pretrained checkpoint req.Path onto env.Device with a
-// trainer for req.ELBO. A zero req.Beta takes the final KL weight of the
-// checkpoint's training schedule (the task's when it has none).
-func (d *defined[O, E]) OpenModel(env *Env, req ModelRequest) (Model, error) {
-	if err := d.bind(env); err != nil {
+var _ bo.Model[string] = (*Model[string, models.Dense])(nil)
+
+// OpenModel loads the pretrained checkpoint req.Path onto env.Device (bound,
+// see Spec.Bind) with a trainer for req.ELBO. A zero req.Beta takes the
+// final KL weight of the checkpoint's training schedule (the task's when it
+// has none).
+func (d *Defined[O, E]) OpenModel(env *Env, req ModelRequest) (*Model[O, E], error) {
+	obj, err := d.s.Objective(env)
+	if err != nil {
 		return nil, err
 	}
-	net, h, err := models.LoadVAE[E](req.Path, env.Device, d.s.Networks...)
+	return d.openModel(env, req, obj)
+}
+
+// openModel is OpenModel with the task's objective, whose keys identify the
+// objects whose examples the model keeps.
+func (d *Defined[O, E]) openModel(env *Env, req ModelRequest, obj Objective[O]) (*Model[O, E], error) {
+	net, h, err := d.loadNetwork(env, req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -46,18 +60,14 @@ func (d *defined[O, E]) OpenModel(env *Env, req ModelRequest) (Model, error) {
 		return nil, err
 	}
 	tr.Augment = d.s.Augment
-	obj, err := d.s.Objective(env)
-	if err != nil {
-		tr.Close()
-		net.Close()
-		return nil, err
-	}
-	return &model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{}}, nil
+	return &Model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{}}, nil
 }
 
-func (m *model[O, E]) LatentDim() int { return m.net.LatentDim() }
+// LatentDim is the size of the latent points.
+func (m *Model[O, E]) LatentDim() int { return m.net.LatentDim() }
 
-func (m *model[O, E]) Close() {
+// Close releases the network and its trainer.
+func (m *Model[O, E]) Close() {
 	m.tr.Close()
 	m.net.Close()
 }
@@ -65,19 +75,15 @@ func (m *model[O, E]) Close() {
 // Accept makes obj's example (kept for later use) and returns the error
 // that prevented it, if any; a refusal is remembered too, so that an object
 // is featurised once whatever the outcome.
-func (m *model[O, E]) Accept(obj any) error {
-	o, ok := obj.(O)
-	if !ok {
-		return fmt.Errorf("object is a %T, want %T", obj, o)
-	}
-	k := m.key(o)
+func (m *Model[O, E]) Accept(obj O) error {
+	k := m.key(obj)
 	if _, ok := m.example[k]; ok {
 		return nil
 	}
 	if err, ok := m.refused[k]; ok {
 		return err
 	}
-	e, err := m.d.s.Example(o)
+	e, err := m.d.s.Example(obj)
 	if err != nil {
 		m.refused[k] = err
 		return err
@@ -86,51 +92,55 @@ func (m *model[O, E]) Accept(obj any) error {
 	return nil
 }
 
-func (m *model[O, E]) examples(objs []any) ([]E, error) {
-	typed, err := fromAny[O](objs)
-	if err != nil {
-		return nil, err
-	}
-	return m.d.examples(typed, m.example, m.key)
-}
-
-func (m *model[O, E]) Encode(objs []any) ([]float64, error) {
-	ex, err := m.examples(objs)
+// Encode returns the encoder means of objs, one row per object.
+func (m *Model[O, E]) Encode(objs []O) (*mat.Dense, error) {
+	ex, err := m.d.examples(objs, m.example, m.key)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	return models.EncodeMeans(m.net, ex)
+	mu, err := models.EncodeMeans(m.net, ex)
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewDense(len(objs), m.net.LatentDim(), mu), nil
 }
 
-func (m *model[O, E]) Decode(z []float64, seed uint64) ([]any, []bool, error) {
-	objs, valid, err := m.d.s.Decode(m.net, z, m.decode, seed)
-	if err != nil {
-		return nil, nil, err
+// Decode decodes the rows of z with the model's decoding options;
+// stochastic decoding depends only on seed.
+func (m *Model[O, E]) Decode(z *mat.Dense, seed uint64) ([]O, []bool, error) {
+	n, d := z.Dims()
+	flat := make([]float64, 0, n*d)
+	for i := range n {
+		flat = append(flat, z.RawRowView(i)...)
 	}
-	return toAny(objs), valid, nil
+	return m.d.s.Decode(m.net, flat, m.decode, seed)
 }
 
 // Retrain trains the network for req.Epochs passes over the objects (a
 // fraction gives that share of the steps, at least one), mini-batches drawn
 // with replacement in proportion to the weights; libtorch and the sampler
-// are seeded from req.Seed.
-func (m *model[O, E]) Retrain(req RetrainRequest) (models.Losses, error) {
-	ex, err := m.examples(req.Objects)
+// are seeded from req.Seed. It returns the mean losses (total, rec, kl,
+// pred, metric) and the KL weight (beta).
+func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, error) {
+	ex, err := m.d.examples(req.Objects, m.example, m.key)
 	if err != nil {
-		return models.Losses{}, fmt.Errorf("retrain: %w", err)
+		return nil, fmt.Errorf("retrain: %w", err)
 	}
 	if err := torch.ManualSeed(req.Seed); err != nil {
-		return models.Losses{}, fmt.Errorf("retrain: %w", err)
+		return nil, fmt.Errorf("retrain: %w", err)
 	}
 	m.tr.Restart(req.Seed)
 	steps := max(1, int(math.Floor(req.Epochs*float64(m.tr.StepsPerEpoch(len(ex))))))
 	l, err := m.tr.TrainSteps(models.Data[E]{Examples: ex, Labels: req.Scores, Weights: req.Weights}, steps, nil)
 	m.net.SetTraining(false)
 	if err != nil {
-		return l, fmt.Errorf("retrain: %w", err)
+		return nil, fmt.Errorf("retrain: %w", err)
 	}
-	return l, nil
+	return map[string]float64{"total": l.Total, "rec": l.Rec, "kl": l.KL, "pred": l.Pred, "metric": l.Metric, "beta": l.Beta}, nil
 }
 
-func (m *model[O, E]) Save(path string) error { return m.tr.SaveWeights(path) }
-func (m *model[O, E]) Load(path string) error { return m.tr.LoadWeights(path) }
+// Save writes the model's weights (VAE and target predictor).
+func (m *Model[O, E]) Save(path string) error { return m.tr.SaveWeights(path) }
+
+// Load reads weights written by Save.
+func (m *Model[O, E]) Load(path string) error { return m.tr.LoadWeights(path) }

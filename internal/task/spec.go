@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
-// Defaults are a task's hyperparameters (DESIGN.md section 9): they fill the
-// flags the user did not set.
+// Defaults are a task's hyperparameters (the paper's appendix tables and the
+// authors' scripts, docs/design.md): they fill the flags the user did not
+// set, and they are the only source of the settings that differ between
+// tasks (the BO loop's own defaults are bo.DefaultConfig's).
 type Defaults struct {
 	// Pretraining.
 	Epochs    int
@@ -42,9 +45,18 @@ type Defaults struct {
 	RankK                float64
 	NBest, NRand         int
 	Inducing             int
-	// RawGP fits the GP on raw latent points and scores (the authors'
-	// molecule setting) instead of normalised ones.
-	RawGP bool
+}
+
+// Config returns the BO loop's configuration with the task's settings:
+// bo.DefaultConfig (the loop's own defaults) with the budget, the
+// retraining schedule, the rank weights' k and the GP's data and inducing
+// points of the task.
+func (d Defaults) Config() bo.Config {
+	c := bo.DefaultConfig()
+	c.Budget, c.RetrainEvery, c.RankK = d.Budget, d.RetrainEvery, d.RankK
+	c.InitialRetrainEpochs, c.RetrainEpochs = d.InitialRetrainEpochs, d.RetrainEpochs
+	c.NBest, c.NRand, c.Inducing = d.NBest, d.NRand, d.Inducing
+	return c
 }
 
 // DecodeOptions configure a network's decoding.
@@ -123,18 +135,36 @@ type DecodeRequest struct {
 }
 
 // ImportRequest names the files of checkpoint import.
-type ImportRequest struct{ From, Vocab, Out string }
+type ImportRequest struct{ From, Out string }
 
-// TypedObjective is a task's black box on its own object type; Define turns
-// it into an Objective.
-type TypedObjective[O any] interface {
-	Score(obj O) (float64, error)
-	FailureScore() float64
-	Deterministic() bool
-	Maximize() bool
-	Key(obj O) string
-	Parse(key string) (O, error)
+// OptimizeRequest configures a BO run (the optimize verb).
+type OptimizeRequest struct {
+	// Model is the pretrained checkpoint and its retraining.
+	Model ModelRequest
+	// Config is the loop's configuration; the run adds to its Extra the
+	// checkpoint's digest, the data's source and the objective's
+	// description.
+	Config bo.Config
+	// Options are the run directory, resume and progress.
+	Options bo.Options
+	// Top is how many of the best objects the task's pictures show.
+	Top int
+}
+
+// Objective is a task's black box: the loop's bo.Task over the task's
+// objects, with the settings that change its scores (e.g. the target),
+// which a run records in its configuration.
+type Objective[O any] interface {
+	bo.Task[O]
 	Describe() map[string]string
+}
+
+// Scored is an object found by a run, with its score and 1-based query
+// number.
+type Scored[O any] struct {
+	Object O
+	Score  float64
+	Query  int
 }
 
 // Spec is what a task package provides: objects of type O, network examples
@@ -143,11 +173,14 @@ type TypedObjective[O any] interface {
 type Spec[O, E any] struct {
 	Name, Usage string
 	Defaults    Defaults
-	Options     []Option
-	// Networks lists the network kinds the task can use (models registry).
+	// Options are the task's own settings, each offered by the verbs it
+	// names.
+	Options []Option
+	// Networks lists the network kinds the task can use (models registry);
+	// the verbs given a checkpoint find its task by them.
 	Networks []string
 	// Objective returns the black box under env's options.
-	Objective func(env *Env) (TypedObjective[O], error)
+	Objective func(env *Env) (Objective[O], error)
 	// Dataset returns the training objects, their scores and their source.
 	Dataset func(env *Env) (objs []O, scores []float64, source string, err error)
 	// BuildData writes the data-set files (optional).
@@ -156,10 +189,12 @@ type Spec[O, E any] struct {
 	Score func(env *Env, args []string) error
 	// Example turns an object into the network's example.
 	Example func(obj O) (E, error)
-	// Bind, when set, is called with the verb's env before the verbs that
-	// make examples (train, encode, the BO model) do: a task whose examples
-	// depend on its options (the molecule task's vocabulary) reads them here.
-	Bind func(env *Env) error
+	// Bind, when set, is called with the network of a verb that makes
+	// examples (train, encode, optimize, analyze) before the data set is
+	// read: a task whose examples depend on the network (the molecule
+	// task's vocabulary, the checkpoint's own) sets them up here, and
+	// refuses options that disagree with the network.
+	Bind func(env *Env, net models.VAE[E]) error
 	// NewNetwork returns an untrained network (latent 0: the task's size).
 	NewNetwork func(env *Env, latent int) (models.VAE[E], error)
 	// Decode decodes n latent points (row-major) with the network.
@@ -177,7 +212,7 @@ type Spec[O, E any] struct {
 	// Import converts an authors' checkpoint (optional).
 	Import func(env *Env, req ImportRequest) error
 	// Plots writes pictures of a run's best objects (optional).
-	Plots func(env *Env, dir string, best []Scored) error
+	Plots func(env *Env, dir string, best []Scored[O]) error
 }
 
 // Validate checks that the required parts are there.
@@ -192,6 +227,14 @@ func (s Spec[O, E]) Validate() error {
 	case s.Defaults.Epochs < 1 || s.Defaults.BatchSize < 1 || !(s.Defaults.LR > 0) || math.IsNaN(s.Defaults.K) ||
 		!(s.Defaults.PlateauFactor > 0 && s.Defaults.PlateauFactor < 1) || !(s.Defaults.PlateauFloor > 0 && s.Defaults.PlateauFloor <= 1):
 		return fmt.Errorf("task %s: incomplete defaults %+v", s.Name, s.Defaults)
+	}
+	for _, o := range s.Options {
+		if o.Name == "" || len(o.Verbs) == 0 {
+			return fmt.Errorf("task %s: option %q without a name or verbs", s.Name, o.Name)
+		}
+		if err := o.Check(o.Zero()); err != nil {
+			return fmt.Errorf("task %s: default of option %s: %w", s.Name, o.Name, err)
+		}
 	}
 	return nil
 }

@@ -1,17 +1,18 @@
-// Package task is the registry of optimisation tasks (DESIGN.md section 1).
+// Package task is the registry of optimisation tasks (docs/design.md).
 //
 // A task package (internal/task/expression, ...) describes its objects, data
-// set, objective, network and defaults in a Spec and registers it with
-// Register(Define(spec)) in an init function; importing the package is then
-// the one registration line. The command line looks tasks up by name
-// (Lookup) and never switches on them; the BO loop sees a task's objective
-// and model through the Objective and Model interfaces, in which objects are
-// values of the task's own type behind `any`.
+// set, objective, network, defaults and options in a Spec and registers it
+// with Register(Define(spec)) in an init function, with its own commands
+// (RegisterCommand); importing the package is then the one registration
+// line. The command line looks tasks up by name (Lookup) or by a
+// checkpoint's network (ForCheckpoint) and never switches on them.
 //
 // The generic flows every task shares (pretraining with progress and resume,
-// the retrainable model of the BO loop, encoding and decoding files,
-// checkpoint import) live here, written once over Spec's type parameters: O
-// for the task's objects and E for its network's examples.
+// the BO run, encoding and decoding files, checkpoint import) live here,
+// written once over Spec's type parameters: O for the task's objects and E
+// for its network's examples. They hand the BO loop (internal/bo) the task's
+// objective and model as bo.Task[O] and bo.Model[O] directly: Defined's
+// Objective and OpenModel return them, typed.
 package task
 
 import (
@@ -19,65 +20,55 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// Task is a registered optimisation task.
+// Task is a registered optimisation task, as the command line sees it: its
+// verbs, whatever the type of its objects.
 type Task interface {
 	// Name is the task's name on the command line, e.g. "expression".
 	Name() string
 	// Usage is a one-line description.
 	Usage() string
-	// Defaults are the task's hyperparameters (DESIGN.md section 9).
+	// Defaults are the task's hyperparameters.
 	Defaults() Defaults
-	// Options are the task's own settings (flags of every verb).
+	// Options are the task's own settings, each with the verbs that take it.
 	Options() []Option
 	// Networks lists the network kinds the task can use.
 	Networks() []string
-	// Objective returns the black box of the task under env's options.
-	Objective(env *Env) (Objective, error)
-	// Dataset returns the task's training objects with their scores.
-	Dataset(env *Env) (*Dataset, error)
 	// BuildData writes the task's data set files into dir.
 	BuildData(env *Env, dir string) error
 	// Score scores the objects named by args (the score verb).
 	Score(env *Env, args []string) error
 	// Train pretrains (or resumes) the task's VAE.
 	Train(env *Env, req TrainRequest) error
-	// OpenModel loads a checkpoint as the retrainable model of the BO loop.
-	OpenModel(env *Env, req ModelRequest) (Model, error)
+	// Optimize runs the BO loop (Algorithm 1) from a pretrained checkpoint
+	// and draws the task's pictures of the best objects.
+	Optimize(env *Env, req OptimizeRequest) (*bo.Result, error)
 	// Encode writes the encoder means of the objects of a file.
 	Encode(env *Env, req EncodeRequest) error
 	// Decode writes the objects decoded from latent points.
 	Decode(env *Env, req DecodeRequest) error
+	// EncodeDataset returns the encoder means of the task's labelled data
+	// under a checkpoint (n x latent, row-major), with the scores and the
+	// data's source (the paper's analyses).
+	EncodeDataset(env *Env, vae string) (z []float64, scores []float64, source string, err error)
 	// Import converts a checkpoint of the authors' code into ours.
 	Import(env *Env, req ImportRequest) error
-	// Plots writes the task's pictures of a run's best objects (may do
-	// nothing).
-	Plots(env *Env, dir string, best []Scored) error
-}
-
-// Option is a task-specific setting, offered as a flag by every verb.
-type Option struct {
-	Name, Usage, Default string
-}
-
-// Scored is an object found by a run, with its score and query number.
-type Scored struct {
-	Object any
-	Score  float64
-	Query  int
 }
 
 // Env is what a verb hands a task: the values of the task's options and the
 // shared settings.
 type Env struct {
-	// Params holds the value of every Option by name.
-	Params map[string]string
-	// DataDir is the data directory ("" searches the default places).
+	// Opts holds the value of every option of the verb by name.
+	Opts Values
+	// DataDir is the data directory ("" searches the default places, see
+	// DataDirs).
 	DataDir string
 	// Synthetic allows a task to make up data when its data set is missing.
 	Synthetic bool
@@ -92,9 +83,6 @@ type Env struct {
 	// kept where the verb can resume.
 	Ctx context.Context
 }
-
-// Param returns the value of a task option.
-func (e *Env) Param(name string) string { return e.Params[name] }
 
 // Context returns Ctx, or context.Background when it is not set.
 func (e *Env) Context() context.Context {
@@ -112,70 +100,6 @@ type Progress interface {
 	Epoch(r models.EpochReport, epochs int)
 	// Count reports i of n items done (data-set building).
 	Count(what string, i, n int)
-}
-
-// Objective is a task's black box seen from the BO loop. Objects are values
-// of the task's own type.
-type Objective interface {
-	// Score returns the objective of obj in the task's direction; an error
-	// or a NaN counts as a failure.
-	Score(obj any) (float64, error)
-	// FailureScore is the score of an invalid decode or a failed evaluation.
-	FailureScore() float64
-	// Deterministic reports whether Score always gives an object the same
-	// score (the loop then never evaluates an object twice).
-	Deterministic() bool
-	// Maximize reports whether higher scores are better.
-	Maximize() bool
-	// Key is the identity of obj (the novelty check and the journal);
-	// Parse(Key(o)) gives o back.
-	Key(obj any) string
-	// Parse returns the object whose key is key.
-	Parse(key string) (any, error)
-	// Describe returns the settings that change scores (e.g. the target),
-	// recorded in a run's configuration.
-	Describe() map[string]string
-}
-
-// Dataset is a task's training objects with their scores and where they came
-// from.
-type Dataset struct {
-	Objects []any
-	Scores  []float64
-	// Source says where the data came from (a file, or "synthetic ...").
-	Source string
-}
-
-// Model is a task's VAE seen from the BO loop: objects in, latent points out,
-// and back; retrained in place between queries.
-type Model interface {
-	LatentDim() int
-	// Accept returns nil when obj can be a training example of the network
-	// (and encoded), and otherwise why not.
-	Accept(obj any) error
-	// Encode returns the encoder means of objs (len(objs) x LatentDim, row-major).
-	Encode(objs []any) ([]float64, error)
-	// Decode decodes n latent points (row-major); valid[i] is false when
-	// point i decodes to no object. Stochastic decoding depends only on seed.
-	Decode(z []float64, seed uint64) (objs []any, valid []bool, err error)
-	// Retrain trains the model further with its ELBO.
-	Retrain(req RetrainRequest) (models.Losses, error)
-	// Save writes the model's weights (VAE and target predictor); Load reads
-	// them back.
-	Save(path string) error
-	Load(path string) error
-	Close()
-}
-
-// RetrainRequest is the data and schedule of one retraining.
-type RetrainRequest struct {
-	Objects []any
-	Scores  []float64
-	Weights []float64
-	// Epochs is the number of passes over the objects (fractions allowed,
-	// at least one step).
-	Epochs float64
-	Seed   uint64
 }
 
 var (
@@ -218,4 +142,64 @@ func namesLocked() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// ForNetwork returns the task whose networks include kind.
+func ForNetwork(kind string) (Task, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	var found []Task
+	for _, n := range namesLocked() {
+		t := tasks[n]
+		for _, k := range t.Networks() {
+			if k == kind {
+				found = append(found, t)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no task uses networks of kind %q (known tasks: %v)", kind, namesLocked())
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, t := range found {
+		names[i] = t.Name()
+	}
+	return nil, fmt.Errorf("networks of kind %q serve several tasks (%s): give --task", kind, strings.Join(names, ", "))
+}
+
+// ForCheckpoint returns the task of a checkpoint, found by the network kind
+// its header (FILE.json beside FILE.pt) names.
+func ForCheckpoint(path string) (Task, error) {
+	h, err := models.ReadHeader(path, "")
+	if err != nil {
+		return nil, err
+	}
+	t, err := ForNetwork(h.Network)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// CheckCheckpoint returns an error when the checkpoint at path is not a
+// network of task t (its header names another task's network).
+func CheckCheckpoint(t Task, path string) error {
+	h, err := models.ReadHeader(path, "")
+	if err != nil {
+		return err
+	}
+	for _, k := range t.Networks() {
+		if k == h.Network {
+			return nil
+		}
+	}
+	owner := "no task"
+	if o, err := ForNetwork(h.Network); err == nil {
+		owner = "task " + o.Name()
+	}
+	return fmt.Errorf("--task %s: %s is a %s network (%s), not one of task %s (%s)", t.Name(), path, h.Network, owner, t.Name(),
+		strings.Join(t.Networks(), ", "))
 }

@@ -13,13 +13,11 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// trainingData returns the task's data set as network examples, split into
+// trainingData returns the task's data set as examples of the bound network
+// (Spec.Bind), split into
 // training and validation parts, with the semi-supervised label mask and
 // the rank weights of the training part.
-func (d *defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) (train, val models.Data[E], source string, err error) {
-	if err := d.bind(env); err != nil {
-		return train, val, "", err
-	}
+func (d *Defined[O, E]) trainingData(env *Env, req TrainRequest, maximize bool) (train, val models.Data[E], source string, err error) {
 	objs, scores, source, err := d.s.Dataset(env)
 	if err != nil {
 		return train, val, "", err
@@ -124,7 +122,7 @@ func checkOutput(req TrainRequest) error {
 
 // newTrainer builds a fresh network and its trainer, or resumes the
 // checkpoint of the latest epoch saved for req.Out.
-func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
+func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
 	if req.Resume {
 		from := resumeFrom(req.Out)
 		net, tr, err := models.LoadTrainer[E](from, env.Device, d.s.Networks...)
@@ -181,7 +179,7 @@ func (d *defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 // checkpoints keep the sampler's state and libtorch is seeded from the seed
 // and the step before every step, so that on one thread a resumed training
 // equals the uninterrupted one.
-func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
+func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if req.Epochs < 1 {
 		return fmt.Errorf("epochs %d: want >= 1", req.Epochs)
 	}
@@ -198,16 +196,19 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if err != nil {
 		return err
 	}
-	train, val, source, err := d.trainingData(env, req, obj.Maximize())
-	if err != nil {
-		return err
-	}
 	net, tr, err := d.newTrainer(env, req)
 	if err != nil {
 		return err
 	}
 	defer net.Close()
 	defer tr.Close()
+	if err := d.bind(env, net); err != nil {
+		return err
+	}
+	train, val, source, err := d.trainingData(env, req, obj.Maximize())
+	if err != nil {
+		return err
+	}
 	kind, _ := net.Describe()
 	fmt.Fprintf(env.Stderr, "training %s on %s (%d threads): %d train, %d validation points from %s, ELBO %s, from epoch %d\n",
 		kind, env.Device, torch.NumThreads(), train.Len(), val.Len(), source, tr.Opts.ELBO.Name, tr.Epoch)
@@ -258,7 +259,7 @@ func (d *defined[O, E]) Train(env *Env, req TrainRequest) error {
 // stepHook reports each step and, every req.CheckpointEvery steps within an
 // epoch, saves the trainer to LastPath(req.Out); a failed save is kept in
 // saveErr, which ends the training at the epoch's end.
-func (d *defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], req TrainRequest, saveErr *error) models.StepFunc {
+func (d *Defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], req TrainRequest, saveErr *error) models.StepFunc {
 	return func(i, n int, l models.Losses) {
 		if env.Progress != nil {
 			env.Progress.Step(tr.Epoch+1, req.Epochs, i, n, l)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
 // Data set file and its public origin (shared/data/README.md).
@@ -24,8 +25,9 @@ const (
 	DataURL = "https://raw.githubusercontent.com/cambridge-mlg/weighted-retraining/master/assets/data/expr/equation2_15_dataset.txt"
 	// DataSHA256 is the sha256 of the file at DataURL.
 	DataSHA256 = "ae9850311e884f888491f56dca57ef3c2f9880899e63d26b5da3b71840591ca2"
-	// DataEnv names the environment variable giving the data directory.
-	DataEnv = "TLBO_DATA"
+	// DataEnv names the environment variable giving the data directory
+	// (task.DataEnv).
+	DataEnv = task.DataEnv
 	// DefaultGenerateN is the number of expressions generated when no file can be had.
 	DefaultGenerateN = 100000
 )
@@ -47,7 +49,8 @@ type Dataset struct {
 type LoadOptions struct {
 	// DataDir is the data directory (flag --data-dir); "" means $TLBO_DATA, then
 	// shared/data in the working directory or one of its parents (i.e. ../shared/data
-	// beside a checkout). The file is DataDir/expression/DataFileName or DataDir/DataFileName.
+	// beside a checkout), as task.DataDirs finds them. The file is
+	// DataDir/expression/DataFileName or DataDir/DataFileName.
 	DataDir string
 	// Target is the target expression (see NewObjective); "" means DefaultTarget.
 	Target string
@@ -89,15 +92,12 @@ func Load(opts LoadOptions) (*Dataset, error) {
 }
 
 func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error) {
-	dir, explicit := opts.DataDir, opts.DataDir != ""
-	if !explicit {
-		dir = os.Getenv(DataEnv)
-		explicit = dir != ""
+	dirs, given, err := task.DataDirs(opts.DataDir)
+	if err != nil {
+		return nil, "", err
 	}
-	if explicit {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, "", fmt.Errorf("data directory %s: not a directory", dir)
-		}
+	if given != "" {
+		dir := dirs[0]
 		exprs, source, err := readOrDownload(dir, opts, logw)
 		if err == nil || !opts.Synthetic {
 			if err != nil {
@@ -107,13 +107,13 @@ func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error)
 		}
 		return generate(opts, logw)
 	}
-	for _, d := range searchDirs() {
+	for _, d := range dirs {
 		if path, ok := findFile(d); ok {
 			exprs, err := ReadExpressions(path)
 			return exprs, "file " + path, err
 		}
 	}
-	looked := searchDirs()
+	looked := dirs
 	var fetchErr error
 	if cache, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(cache, "tlbo-native")
@@ -175,21 +175,6 @@ func findFile(dir string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// searchDirs lists shared/data in the working directory and each of its parents.
-func searchDirs() []string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil
-	}
-	var dirs []string
-	for d := wd; ; d = filepath.Dir(d) {
-		dirs = append(dirs, filepath.Join(d, "shared", "data"))
-		if filepath.Dir(d) == d {
-			return dirs
-		}
-	}
 }
 
 // ReadExpressions reads a data set file: one expression of the grammar per line, within

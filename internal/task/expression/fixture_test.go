@@ -1,6 +1,7 @@
 package expression
 
 import (
+	"github.com/tlbo-native/tlbo-native/internal/task"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,10 +26,7 @@ func fixtureStrings(t *testing.T, key string) []string  { return fixture[[]strin
 // dataFile returns the real data set file, or skips the test when it cannot be found.
 func dataFile(t *testing.T) string {
 	t.Helper()
-	dirs := searchDirs()
-	if d := os.Getenv(DataEnv); d != "" {
-		dirs = append([]string{d}, dirs...)
-	}
+	dirs, _, _ := task.DataDirs("")
 	for _, d := range dirs {
 		if p, ok := findFile(d); ok {
 			return p

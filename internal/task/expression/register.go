@@ -20,7 +20,8 @@ import (
 // TaskName is the expression task's name in the registry.
 const TaskName = "expression"
 
-// Defaults are the expression task's hyperparameters (DESIGN.md section 9):
+// Defaults are the expression task's hyperparameters (docs/design.md,
+// from the paper's appendix and T-LBO's expression scripts):
 // the grammar VAE pretrained for 300 epochs at batch 256 with k = 1e-3, the
 // KL weight annealed from 1e-6 to 0.04, the learning rate lowered by 0.2
 // after 20 epochs without a better validation loss down to lr/10 (T-LBO's
@@ -35,7 +36,13 @@ var Defaults = task.Defaults{
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
 }
 
-func init() { task.Register(task.Define(TaskSpec())) }
+func init() {
+	task.Register(task.Define(TaskSpec()))
+	task.RegisterCommand("bench", benchGVAEStepCommand)
+}
+
+// optTarget is the expression task's one option: the target curve.
+const optTarget = "target"
 
 // TaskSpec describes the expression task for the registry: objects are
 // expressions in the data set's spaced text form, network examples their
@@ -45,10 +52,13 @@ func TaskSpec() task.Spec[string, models.Dense] {
 		Name:     TaskName,
 		Usage:    "univariate arithmetic expressions fitted to a target curve (grammar VAE; lower is better)",
 		Defaults: Defaults,
-		Options: []task.Option{{Name: "target", Default: DefaultTarget,
-			Usage: "target expression of x (the data set was scored with the default; the paper writes 1/3 * x * sin(x*x))"}},
-		Networks:     []string{gvae.NetworkKind},
-		Objective:    func(env *task.Env) (task.TypedObjective[string], error) { return newTaskObjective(env.Param("target")) },
+		Options: []task.Option{task.StringOption(optTarget, DefaultTarget,
+			"target expression of x (the data set was scored with the default; the paper writes 1/3 * x * sin(x*x))",
+			task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze)},
+		Networks: []string{gvae.NetworkKind},
+		Objective: func(env *task.Env) (task.Objective[string], error) {
+			return newTaskObjective(env.Opts.String(optTarget))
+		},
 		Dataset:      dataset,
 		BuildData:    buildData,
 		Score:        scoreArgs,
@@ -95,7 +105,7 @@ func Canonical(text string) (string, error) {
 }
 
 func loadOptions(env *task.Env) LoadOptions {
-	return LoadOptions{DataDir: env.DataDir, Target: env.Param("target"), Seed: env.Seed, Synthetic: env.Synthetic, Log: env.Stderr}
+	return LoadOptions{DataDir: env.DataDir, Target: env.Opts.String(optTarget), Seed: env.Seed, Synthetic: env.Synthetic, Log: env.Stderr}
 }
 
 // dataset returns the reference's training subset (seed 0) in canonical form.
@@ -135,7 +145,7 @@ func buildData(env *task.Env, dir string) error {
 // score, a tab and the reason. It returns an error after printing every line
 // when any failed.
 func scoreArgs(env *task.Env, args []string) error {
-	obj, err := NewObjective(env.Param("target"))
+	obj, err := NewObjective(env.Opts.String(optTarget))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
@@ -31,7 +32,7 @@ func tinyDataDir(t *testing.T, n int) string {
 }
 
 func testEnv(t *testing.T, dataDir string) *task.Env {
-	return &task.Env{Params: map[string]string{"target": DefaultTarget}, DataDir: dataDir, Device: torch.CPU, Seed: 3,
+	return &task.Env{Opts: task.Values{optTarget: DefaultTarget}, DataDir: dataDir, Device: torch.CPU, Seed: 3,
 		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 }
 
@@ -80,15 +81,16 @@ func TestRegisteredTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	typed := tk.(*task.Defined[string, models.Dense])
 	env := testEnv(t, tinyDataDir(t, 400))
 	ckpt := trainTiny(t, tk, env)
 
-	ds, err := tk.Dataset(env)
+	ds, err := typed.Dataset(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	elbo, _ := models.ParseELBO("tp")
-	m, err := tk.OpenModel(env, task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 32,
+	m, err := typed.OpenModel(env, task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 32,
 		Decode: task.DecodeOptions{Attempts: 3}})
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +98,8 @@ func TestRegisteredTask(t *testing.T) {
 	defer m.Close()
 	objs := ds.Objects[:20]
 	z, err := m.Encode(objs)
-	if err != nil || len(z) != 20*m.LatentDim() {
-		t.Fatalf("encode: %d values, %v", len(z), err)
+	if err != nil || len(z.RawMatrix().Data) != 20*m.LatentDim() {
+		t.Fatalf("encode: %v, %v", z, err)
 	}
 	a, va, err := m.Decode(z, 7)
 	if err != nil {
@@ -109,7 +111,7 @@ func TestRegisteredTask(t *testing.T) {
 	}
 	for i, o := range a {
 		if va[i] {
-			if _, err := Canonical(o.(string)); err != nil {
+			if _, err := Canonical(o); err != nil {
 				t.Errorf("decoded %q: %v", o, err)
 			}
 		}
@@ -118,12 +120,12 @@ func TestRegisteredTask(t *testing.T) {
 	for i := range weights {
 		weights[i] = 1
 	}
-	l, err := m.Retrain(task.RetrainRequest{Objects: ds.Objects, Scores: ds.Scores, Weights: weights, Epochs: 0.5, Seed: 1})
-	if err != nil || l.Pred == 0 {
+	l, err := m.Retrain(bo.RetrainRequest[string]{Objects: ds.Objects, Scores: ds.Scores, Weights: weights, Epochs: 0.5, Seed: 1})
+	if err != nil || l["pred"] == 0 {
 		t.Fatalf("retrain: losses %+v, %v", l, err)
 	}
 	after, _ := m.Encode(objs)
-	if slices.Equal(z, after) {
+	if slices.Equal(z.RawMatrix().Data, after.RawMatrix().Data) {
 		t.Error("retraining did not change the encoder")
 	}
 	saved := filepath.Join(t.TempDir(), "v1.pt")
@@ -139,14 +141,14 @@ func TestRegisteredTask(t *testing.T) {
 	if !hasPredictor {
 		t.Error("a model version does not keep the target-prediction head")
 	}
-	if _, err := m.Retrain(task.RetrainRequest{Objects: ds.Objects, Scores: ds.Scores, Weights: weights, Epochs: 0.5, Seed: 2}); err != nil {
+	if _, err := m.Retrain(bo.RetrainRequest[string]{Objects: ds.Objects, Scores: ds.Scores, Weights: weights, Epochs: 0.5, Seed: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Load(saved); err != nil {
 		t.Fatal(err)
 	}
 	reloaded, _ := m.Encode(objs)
-	if !slices.Equal(after, reloaded) {
+	if !slices.Equal(after.RawMatrix().Data, reloaded.RawMatrix().Data) {
 		t.Error("loading a saved version does not restore its encoder")
 	}
 

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,8 +337,11 @@ func cacheRoot(option, dataPath string) string {
 // for) and keeps them for example. It returns the molecules that could be
 // featurised, with their scores, and says on stderr how many were left out.
 func useCache(env *task.Env, dataPath string, smiles []string, scores []float64) ([]string, []float64, error) {
-	root := cacheRoot(env.Param(optCacheDir), dataPath)
-	if root == "" || bind(env) != nil { // without a vocabulary the verbs that make examples say so
+	root := cacheRoot(env.Opts.String(optCacheDir), dataPath)
+	bound.Lock()
+	unbound := bound.f == nil
+	bound.Unlock()
+	if root == "" || unbound { // no network bound: examples are made as they are asked for
 		bound.Lock()
 		bound.cached = nil
 		bound.Unlock()
@@ -376,10 +378,7 @@ func useCache(env *task.Env, dataPath string, smiles []string, scores []float64)
 // readCache returns the cached featurisation of the data set's molecules
 // under root, with the featuriser bound.
 func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached, *Featuriser, error) {
-	workers, err := strconv.Atoi(env.Param(optWorkers))
-	if err != nil {
-		return nil, nil, fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
-	}
+	workers := env.Opts.Int(optWorkers)
 	digest, err := task.FileDigest(dataPath)
 	if err != nil {
 		return nil, nil, err
@@ -388,7 +387,7 @@ func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached,
 	if env.Progress != nil {
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}
-	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	chem.SetLogging(env.Opts.Bool(optRDKitLog))
 	bound.Lock()
 	f := bound.f
 	bound.Unlock()

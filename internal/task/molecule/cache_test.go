@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
@@ -299,7 +300,8 @@ func TestDatasetUsesCache(t *testing.T) {
 		{Name: "split", Shape: []int{n}, Data: make([]int64, n)},
 		{Name: "ok", Shape: []int{n}, Data: slices.Repeat([]bool{true}, n)},
 	}))
-	env := testEnv(t, false, map[string]string{optMolecules: path, optVocab: testVocab(t)})
+	env := testEnv(t, false, task.Values{optMolecules: path, optVocab: testVocab(t)})
+	bindOptions(t, env)
 	got, _, _, err := dataset(env)
 	if err != nil {
 		t.Fatal(err)
@@ -329,15 +331,14 @@ func TestDatasetUsesCache(t *testing.T) {
 		t.Error(err)
 	}
 	other := t.TempDir()
-	env = testEnv(t, false, map[string]string{optMolecules: path, optVocab: testVocab(t), optCacheDir: other})
+	env = testEnv(t, false, task.Values{optMolecules: path, optVocab: testVocab(t), optCacheDir: other})
 	if _, _, _, err := dataset(env); err != nil {
 		t.Fatal(err)
 	}
 	if shards, _ := filepath.Glob(filepath.Join(other, "*", "shard-*.gob")); len(shards) != 1 {
 		t.Errorf("--cache-dir: shards %v", shards)
 	}
-	env.Params[optCacheDir] = "none"
-	must(t, bind(env))
+	env.Opts[optCacheDir] = "none"
 	if _, _, _, err := dataset(env); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
 // The ZINC250K files under the data directory (shared/data/README.md).
@@ -371,29 +372,7 @@ func writeList(w io.Writer, title string, xs []string) {
 	}
 }
 
-// DataEnv names the data directory when no --data-dir is given.
-const DataEnv = "TLBO_DATA"
-
-// FindDataDir returns dir when set, else $TLBO_DATA, else the first shared/data
-// above the working directory that holds ZincFile.
-func FindDataDir(dir string) (string, error) {
-	if dir != "" {
-		return dir, nil
-	}
-	if env := os.Getenv(DataEnv); env != "" {
-		return env, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		cand := filepath.Join(d, "shared", "data")
-		if _, err := os.Stat(filepath.Join(cand, ZincFile)); err == nil {
-			return cand, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no data directory: give --data-dir or $%s (a directory holding %s)", DataEnv, ZincFile)
-		}
-	}
-}
+// FindDataDir returns the data directory: dir when set, else $TLBO_DATA,
+// else the first shared/data in the working directory or above it that
+// holds ZincFile (task.FindDataDir).
+func FindDataDir(dir string) (string, error) { return task.FindDataDir(dir, ZincFile) }

@@ -71,9 +71,9 @@ func decodeMatchesAuthors(t *testing.T, dev torch.Device) {
 	z, want, source := decodeFixture(t)
 	tk := lookup(t)
 	dir := t.TempDir()
-	env := testEnv(t, false, map[string]string{optVocab: testVocab(t)})
+	env := testEnv(t, false, task.Values{optVocab: testVocab(t)})
 	ckpt := filepath.Join(dir, "imported.pt")
-	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/decode_state.pt", Vocab: testVocab(t), Out: ckpt}); err != nil {
+	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/jtvae/decode_state.pt", Out: ckpt}); err != nil {
 		t.Fatal(err)
 	}
 	z64 := make([]float64, len(z))

@@ -24,16 +24,13 @@ const (
 
 // plots writes dir/molecules.png: the best molecules drawn by RDKit, each
 // titled with its penalised logP and query number.
-func plots(env *task.Env, dir string, best []task.Scored) error {
+func plots(env *task.Env, dir string, best []task.Scored[string]) error {
 	if len(best) == 0 {
 		return nil
 	}
 	var tiles []*plot.Plot
 	for _, s := range best {
-		smiles, ok := s.Object.(string)
-		if !ok {
-			return fmt.Errorf("molecules plot: object of type %T, want a SMILES string", s.Object)
-		}
+		smiles := s.Object
 		p, err := moleculeTile(fmt.Sprintf("%.3f (query %d)", s.Score, s.Query), smiles)
 		if err != nil {
 			return fmt.Errorf("molecules plot: %q: %w", smiles, err)

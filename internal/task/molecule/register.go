@@ -35,24 +35,33 @@ const (
 	optCacheDir  = "cache-dir"
 )
 
-// Defaults are the molecule task's hyperparameters (DESIGN.md section 9): the
+// Defaults are the molecule task's hyperparameters (docs/design.md: the
+// paper's appendix, the authors' molecule scripts and icml18-jtnn): the
 // JT-VAE (latent 56) with the KL weight fixed at 1e-3, pretrained (or
 // fine-tuned) at the authors' batch of 32 with clipping at 20, Adam 1e-3
 // without a plateau schedule, decayed by 0.9 every 40,000 steps as
 // icml18-jtnn's fast_molvae (a fine-tuning of a few epochs never reaches the
 // first decay), beta_metric 1,
 // retraining 0.1 epoch at batch 128 with clipping at 20, budget 500, r 50,
-// k 1e-3, a GP on raw latent points and scores over the 2000 best + 8000
-// random points with 500 inducing points.
+// k 1e-3, a GP over the 2000 best + 8000 random points with 500 inducing
+// points. The authors fit their molecule GP on raw latent points and raw
+// scores; here, as for every task, the GP's inputs are normalised to the
+// unit box and its targets standardised (docs/design.md says why).
 var Defaults = task.Defaults{
 	Epochs: 1, BatchSize: 32, LR: 1e-3, K: 1e-3, Beta: models.FixedBeta(1e-3), GradClip: models.DefaultGradClip,
 	PlateauFactor: 0.2, PlateauPatience: 20, PlateauFloor: 1, DecayFactor: 0.9, DecayEvery: 40000,
 	MetricWeight: 1, Eta: models.DefaultEta, PredWeight: 1,
 	InitialRetrainEpochs: 0.1, RetrainEpochs: 0.1, RetrainBatchSize: 128, RetrainGradClip: models.DefaultGradClip,
-	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2000, NRand: 8000, Inducing: 500, RawGP: true,
+	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2000, NRand: 8000, Inducing: 500,
 }
 
-func init() { task.Register(task.Define(TaskSpec())) }
+func init() {
+	task.Register(task.Define(TaskSpec()))
+	task.RegisterCommand("", moleculeCommand)
+	task.RegisterCommand("bench", benchJTVAEStepCommand)
+	task.RegisterCommand("bench", benchVocabCoverageCommand)
+	task.RegisterCommand("bench", benchCacheMeasureCommand)
+}
 
 // TaskSpec describes the molecule task for the registry: objects are SMILES
 // strings, network examples their JT-VAE featurisation over the vocabulary
@@ -63,17 +72,23 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		Usage:    "molecules (SMILES) scored by penalised logP (JT-VAE; higher is better)",
 		Defaults: Defaults,
 		Options: []task.Option{
-			{Name: optVocab, Usage: "cluster vocabulary file (default: " + ShippedVocab + " in the data directory)"},
-			{Name: optMolecules, Usage: "data set file written by the data verb (default: " + DataFileName + " in the data directory)"},
-			{Name: optHidden, Default: "450", Usage: "hidden size of a new JT-VAE"},
-			{Name: optCands, Default: "false", Usage: "data: also enumerate every node's attachment candidates (slow)"},
-			{Name: optLimit, Default: "0", Usage: "data: only the first N molecules of the training split, no validation or test split (0: all)"},
-			{Name: optWorkers, Default: "0", Usage: "data and the featurisation cache: goroutines (0: all CPUs)"},
-			{Name: optCacheDir, Usage: "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)"},
-			{Name: optRDKitLog, Default: "false", Usage: "let RDKit print its own log lines on stderr"},
+			task.FileOption(optVocab, "cluster vocabulary file (default: a checkpoint's own vocabulary; for a new network and data, "+
+				ShippedVocab+" in the data directory); one that differs from the checkpoint's is refused",
+				task.VerbData, task.VerbTrain, task.VerbOptimize, task.VerbEncode, task.VerbAnalyze, task.VerbImport),
+			task.FileOption(optMolecules, "data set file written by the data verb (default: "+DataFileName+" in the data directory)",
+				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.IntOption(optHidden, 450, 1, "hidden size of a new JT-VAE", task.VerbTrain),
+			task.BoolOption(optCands, "also enumerate every node's attachment candidates (slow)", task.VerbData),
+			task.IntOption(optLimit, 0, 0, "only the first N molecules of the training split, no validation or test split (0: all)", task.VerbData),
+			task.IntOption(optWorkers, 0, 0, "goroutines featurising molecules (0: all CPUs)",
+				task.VerbData, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.StringOption(optCacheDir, "", "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)",
+				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.BoolOption(optRDKitLog, "let RDKit print its own log lines on stderr",
+				task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbEncode, task.VerbDecode, task.VerbAnalyze),
 		},
 		Networks:     []string{jtvae.NetworkKind},
-		Objective:    func(*task.Env) (task.TypedObjective[string], error) { return Objective{}, nil },
+		Objective:    func(*task.Env) (task.Objective[string], error) { return Objective{}, nil },
 		Dataset:      dataset,
 		BuildData:    buildData,
 		Score:        scoreArgs,
@@ -122,27 +137,87 @@ func (Objective) Describe() map[string]string {
 	return map[string]string{"objective": "penalised logP (Crippen logP, SA score, cycle term; normalised over ZINC250K)"}
 }
 
-// bound is the featuriser of the vocabulary that the last verb bound, and
-// the cached featurisation of the data set's molecules over it, by SMILES.
+// bound is the featuriser of the vocabulary that the last verb bound (its
+// network's), and the cached featurisation of the data set's molecules over
+// it, by SMILES.
 var bound struct {
 	sync.Mutex
-	path   string
+	vocab  Vocab
 	f      *Featuriser
 	cached map[string]Cached
 }
 
-// bind reads the vocabulary of env's options and makes it the featuriser's.
-func bind(env *task.Env) error {
-	v, path, err := vocabulary(env)
-	if err != nil {
-		return err
+// bind makes the vocabulary of the verb's network the featuriser's, so that
+// molecules are featurised over the clusters the network knows (a
+// checkpoint imported with its own vocabulary included). A --vocab whose
+// clusters differ from the network's is refused, naming the difference.
+func bind(env *task.Env, net models.VAE[jtvae.Example]) error {
+	m, ok := net.(*jtvae.Model)
+	if !ok {
+		return fmt.Errorf("molecule task: network %T is not the JT-VAE", net)
 	}
+	v := Vocab(m.Config().Vocab)
+	if len(v) == 0 { // a header without its vocabulary
+		var err error
+		if v, _, err = vocabulary(env); err != nil {
+			return err
+		}
+	} else if p := env.Opts.String(optVocab); p != "" {
+		given, err := ReadVocab(p)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", optVocab, err)
+		}
+		if err := sameClusters(given, v); err != nil {
+			return fmt.Errorf("--%s %s is not the checkpoint's vocabulary: %w; leave --%s out to use the checkpoint's", optVocab, p, err, optVocab)
+		}
+	}
+	bindVocab(v)
+	return nil
+}
+
+// bindVocab makes v the featuriser's vocabulary.
+func bindVocab(v Vocab) {
 	bound.Lock()
 	defer bound.Unlock()
-	if bound.f == nil || bound.path != path {
-		bound.f, bound.path, bound.cached = NewFeaturiser(v), path, nil
+	if bound.f == nil || !slices.Equal(bound.vocab, v) {
+		bound.f, bound.vocab, bound.cached = NewFeaturiser(v), slices.Clone(v), nil
 	}
-	return nil
+}
+
+// sameClusters returns nil when a (a --vocab) and b (the checkpoint's) hold
+// the same clusters, in any order (featurisation maps labels onto the
+// network's vocabulary by cluster), else what differs.
+func sameClusters(a, b Vocab) error {
+	in := func(v Vocab) map[string]bool {
+		m := make(map[string]bool, len(v))
+		for _, s := range v {
+			m[s] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	var extra, lack []string
+	for _, s := range a {
+		if !ib[s] {
+			extra = append(extra, s)
+		}
+	}
+	for _, s := range b {
+		if !ia[s] {
+			lack = append(lack, s)
+		}
+	}
+	if len(extra) == 0 && len(lack) == 0 {
+		return nil
+	}
+	first := func(xs []string) string {
+		if len(xs) == 0 {
+			return ""
+		}
+		return " (the first: " + xs[0] + ")"
+	}
+	return fmt.Errorf("%d clusters, the checkpoint's %d: %d not in the checkpoint's%s, %d of the checkpoint's missing%s",
+		len(a), len(b), len(extra), first(extra), len(lack), first(lack))
 }
 
 // example returns the cached featurisation of a data-set molecule, else
@@ -165,7 +240,7 @@ func example(smiles string) (jtvae.Example, error) {
 // shipped one, else (with --synthetic-data) the clusters of the built-in
 // sample; path names it.
 func vocabulary(env *task.Env) (Vocab, string, error) {
-	if p := env.Param(optVocab); p != "" {
+	if p := env.Opts.String(optVocab); p != "" {
 		v, err := ReadVocab(p)
 		return v, p, err
 	}
@@ -216,7 +291,7 @@ func sampleVocab() (Vocab, error) {
 // every stage handled), or with --synthetic-data and no file the built-in
 // sample scored here.
 func dataset(env *task.Env) ([]string, []float64, string, error) {
-	path := env.Param(optMolecules)
+	path := env.Opts.String(optMolecules)
 	if path == "" {
 		if dir, err := FindDataDir(env.DataDir); err == nil {
 			path = filepath.Join(dir, DataFileName)
@@ -279,21 +354,13 @@ func readTrainSplit(path string) ([]string, []float64, error) {
 
 // buildData runs Build into dir with the task's options.
 func buildData(env *task.Env, dir string) error {
-	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	chem.SetLogging(env.Opts.Bool(optRDKitLog))
 	data, err := FindDataDir(env.DataDir)
 	if err != nil {
 		return err
 	}
-	workers, err := strconv.Atoi(env.Param(optWorkers))
-	if err != nil {
-		return fmt.Errorf("--%s %q: %w", optWorkers, env.Param(optWorkers), err)
-	}
-	limit, err := strconv.Atoi(env.Param(optLimit))
-	if err != nil || limit < 0 {
-		return fmt.Errorf("-%s %q: want a number of molecules, 0 for all", optLimit, env.Param(optLimit))
-	}
-	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Param(optVocab), Candidates: env.Param(optCands) == "true",
-		Workers: workers, Limit: limit}
+	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Opts.String(optVocab), Candidates: env.Opts.Bool(optCands),
+		Workers: env.Opts.Int(optWorkers), Limit: env.Opts.Int(optLimit)}
 	if env.Progress != nil {
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}
@@ -312,7 +379,7 @@ func buildData(env *task.Env, dir string) error {
 // score, a tab and the reason. It returns an error after printing every line
 // when any failed.
 func scoreArgs(env *task.Env, args []string) error {
-	chem.SetLogging(env.Param(optRDKitLog) == "true")
+	chem.SetLogging(env.Opts.Bool(optRDKitLog))
 	if len(args) == 0 {
 		var err error
 		if args, err = inputLines(os.Stdin, "stdin"); err != nil {
@@ -369,8 +436,8 @@ func newNetwork(env *task.Env, latent int) (models.VAE[jtvae.Example], error) {
 		return nil, err
 	}
 	cfg := jtvae.DefaultConfig(v)
-	if cfg.Hidden, err = strconv.Atoi(env.Param(optHidden)); err != nil || cfg.Hidden < 1 {
-		return nil, fmt.Errorf("--%s %q: want a positive integer", optHidden, env.Param(optHidden))
+	if h := env.Opts.Int(optHidden); h > 0 {
+		cfg.Hidden = h
 	}
 	if latent > 0 {
 		if latent%2 != 0 {
@@ -425,13 +492,7 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 // importCheckpoint converts the authors' JT-VAE checkpoint with the
 // vocabulary of --vocab (or the data directory's).
 func importCheckpoint(env *task.Env, req task.ImportRequest) error {
-	var v Vocab
-	var err error
-	if req.Vocab != "" {
-		v, err = ReadVocab(req.Vocab)
-	} else {
-		v, _, err = vocabulary(env)
-	}
+	v, _, err := vocabulary(env)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestScoreVerb(t *testing.T) {
 		t.Fatalf("input lines %q, want %q (blank lines kept, the first field of each)", lines, want)
 	}
 	var out bytes.Buffer
-	env := &task.Env{Params: map[string]string{optRDKitLog: "false"}, Stdout: &out, Stderr: &bytes.Buffer{}}
+	env := &task.Env{Opts: task.Values{optRDKitLog: false}, Stdout: &out, Stderr: &bytes.Buffer{}}
 	err = tk.Score(env, lines)
 	if err == nil || !strings.Contains(err.Error(), "4 of 6 molecules failed") {
 		t.Errorf("error %v, want 4 of 6 failed", err)

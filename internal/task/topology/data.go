@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -17,8 +14,9 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
-// DataEnv names the environment variable giving the data directory.
-const DataEnv = "TLBO_DATA"
+// DataEnv names the environment variable giving the data directory
+// (task.DataEnv).
+const DataEnv = task.DataEnv
 
 // Task options.
 const (
@@ -36,40 +34,20 @@ const syntheticN = 64
 const targetStream = 0x746172676574
 
 // dataPath returns the data set file: the option designs, else
-// topology.npz (or topology/topology.npz) in --data-dir, $TLBO_DATA or a
-// shared/data folder in the working directory or above it.
+// topology.npz (or topology/topology.npz) in the data directory
+// (task.DataDirs: --data-dir, $TLBO_DATA or a shared/data folder in the
+// working directory or above it).
 func dataPath(env *task.Env) (string, error) {
-	if p := env.Param(optDesigns); p != "" {
+	if p := env.Opts.String(optDesigns); p != "" {
 		return p, nil
 	}
-	var dirs []string
-	switch {
-	case env.DataDir != "":
-		dirs = []string{env.DataDir}
-	case os.Getenv(DataEnv) != "":
-		dirs = []string{os.Getenv(DataEnv)}
-	default:
-		if wd, err := os.Getwd(); err == nil {
-			for d := wd; ; d = filepath.Dir(d) {
-				dirs = append(dirs, filepath.Join(d, "shared", "data"))
-				if filepath.Dir(d) == d {
-					break
-				}
-			}
-		}
+	p, err := task.FindDataFile(env.DataDir, simp.DataFileName, filepath.Join("topology", simp.DataFileName))
+	if err != nil {
+		return "", fmt.Errorf("topology data set: %w; make it with `tlbo-native data topology --out DIR` and give DIR with "+
+			"--data-dir or $%s, or the file with --%s, or pass --synthetic-data to solve %d small problems instead",
+			err, DataEnv, optDesigns, syntheticN)
 	}
-	var looked []string
-	for _, d := range dirs {
-		for _, p := range []string{filepath.Join(d, simp.DataFileName), filepath.Join(d, "topology", simp.DataFileName)} {
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-			looked = append(looked, p)
-		}
-	}
-	return "", fmt.Errorf("topology data set not found (looked for %s); make it with `tlbo-native data topology --out DIR` "+
-		"and give DIR with --data-dir or $%s, or the file with --%s, or pass --synthetic-data to solve %d small problems instead",
-		strings.Join(looked, ", "), DataEnv, optDesigns, syntheticN)
+	return p, nil
 }
 
 // readDataFile reads the designs array of a data set file.
@@ -131,17 +109,17 @@ type target struct {
 
 // targetSeed reads the option target-seed.
 func targetSeed(env *task.Env) (uint64, error) {
-	s, err := strconv.ParseUint(env.Param(optTargetSeed), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want a non-negative integer", optTargetSeed, env.Param(optTargetSeed))
+	s := env.Opts.Int(optTargetSeed)
+	if s < 0 {
+		return 0, fmt.Errorf("--%s %d: want a non-negative integer", optTargetSeed, s)
 	}
-	return s, nil
+	return uint64(s), nil
 }
 
 // pickTarget returns the target: the design of the option target, else the
 // design of the data set at the index drawn from target-seed.
 func pickTarget(env *task.Env, designs []Design, source string) (target, error) {
-	if p := env.Param(optTarget); p != "" {
+	if p := env.Opts.String(optTarget); p != "" {
 		ds, err := ReadDesigns(p)
 		if err != nil {
 			return target{}, err
@@ -207,9 +185,9 @@ func dataset(env *task.Env) ([]Design, []float64, string, error) {
 // buildData solves the option n's random problems of env's seed into
 // dir/topology.npz, resuming an interrupted run.
 func buildData(env *task.Env, dir string) error {
-	n, err := strconv.Atoi(env.Param(optN))
-	if err != nil || n < 1 {
-		return fmt.Errorf("--%s %q: want a positive integer", optN, env.Param(optN))
+	n := env.Opts.Int(optN)
+	if n < 1 {
+		return fmt.Errorf("--%s %d: want a positive integer", optN, n)
 	}
 	start := time.Now()
 	out, err := simp.Generate(env.Context(), simp.GenerateOptions{Dir: dir, N: n, Seed: env.Seed,

@@ -60,18 +60,14 @@ func tile(title string, img image.Image) *plot.Plot {
 
 // plots writes dir/designs.png: the target, then the best designs found,
 // each titled with its similarity and query number.
-func plots(env *task.Env, dir string, best []task.Scored) error {
+func plots(env *task.Env, dir string, best []task.Scored[Design]) error {
 	obj, err := objective(env)
 	if err != nil {
 		return err
 	}
 	tiles := []*plot.Plot{tile("target", designImage(obj.(Objective).Target))}
 	for _, s := range best {
-		d, ok := s.Object.(Design)
-		if !ok {
-			return fmt.Errorf("designs plot: object of type %T, want a design", s.Object)
-		}
-		tiles = append(tiles, tile(fmt.Sprintf("%.4f (query %d)", s.Score, s.Query), designImage(d)))
+		tiles = append(tiles, tile(fmt.Sprintf("%.4f (query %d)", s.Score, s.Query), designImage(s.Object)))
 	}
 	path := filepath.Join(dir, DesignsPlot)
 	if err := task.WriteTiles(path, tiles, min(plotColumns, len(tiles)), 2*vg.Inch); err != nil {

@@ -23,7 +23,9 @@ const (
 
 // targetTask is the topology task with the domain-recovery hooks
 // (task.TargetTask).
-type targetTask struct{ task.Task }
+type targetTask struct {
+	*task.Defined[Design, models.Dense]
+}
 
 // Recovery: a decoding draws every pixel from the decoder's Bernoulli
 // probabilities (its sigmoid outputs); the similarity is the objective's.

@@ -15,7 +15,8 @@ import (
 // TaskName is the topology task's name in the registry.
 const TaskName = "topology"
 
-// Defaults are the topology task's hyperparameters (DESIGN.md section 9): the
+// Defaults are the topology task's hyperparameters (docs/design.md: the
+// paper's appendix and the authors' topology script): the
 // conv VAE pretrained for 300 epochs at batch 1024 with k = 1e-3 and no
 // gradient clipping (the authors' script leaves it off), a constant learning
 // rate (their plateau schedule's min_lr is the rate itself), no augmentation
@@ -33,8 +34,13 @@ var Defaults = task.Defaults{
 	Budget: 500, RetrainEvery: 50, RankK: 1e-3, NBest: 2500, NRand: 500, Inducing: 500,
 }
 
-// init registers the task with its domain-recovery hooks (recovery.go).
-func init() { task.Register(targetTask{task.Define(TaskSpec())}) }
+// init registers the task with its domain-recovery hooks (recovery.go) and
+// its own commands: topology solve and plot latent-map.
+func init() {
+	task.Register(targetTask{task.Define(TaskSpec())})
+	task.RegisterCommand("", topologyCommand)
+	task.RegisterCommand("plot", latentMapCommand)
+}
 
 // TaskSpec describes the topology task for the registry: objects are
 // designs, network examples their pixels as float32.
@@ -44,10 +50,13 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 		Usage:    "40x40 SIMP designs matched to a held-out target by cosine similarity (conv VAE; higher is better)",
 		Defaults: Defaults,
 		Options: []task.Option{
-			{Name: optDesigns, Usage: "the data set file (default: topology.npz in the data directory)"},
-			{Name: optTarget, Usage: "target design (.npy, 40x40 of 0/1); default: a design of the data set drawn by --target-seed"},
-			{Name: optTargetSeed, Default: "0", Usage: "seed of the held-out target's index in the data set"},
-			{Name: optN, Default: "10000", Usage: "number of designs the data verb solves"},
+			task.FileOption(optDesigns, "the data set file (default: topology.npz in the data directory)",
+				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.FileOption(optTarget, "target design (.npy, 40x40 of 0/1); default: a design of the data set drawn by --target-seed",
+				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.IntOption(optTargetSeed, 0, 0, "seed of the held-out target's index in the data set",
+				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.IntOption(optN, 10000, 1, "number of designs to solve", task.VerbData),
 		},
 		Networks:     []string{conv.NetworkKind},
 		Objective:    objective,
@@ -72,10 +81,10 @@ type Objective struct {
 	desc   string
 }
 
-func objective(env *task.Env) (task.TypedObjective[Design], error) {
+func objective(env *task.Env) (task.Objective[Design], error) {
 	var tg target
 	var err error
-	if env.Param(optTarget) != "" {
+	if env.Opts.String(optTarget) != "" {
 		tg, err = pickTarget(env, nil, "")
 	} else {
 		tg, _, _, _, err = loadTask(env)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/simp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
@@ -46,14 +47,15 @@ func writeDataDir(t *testing.T, designs []Design) string {
 	return dir
 }
 
-func testEnv(dataDir string, params map[string]string) *task.Env {
-	p := map[string]string{optTargetSeed: "0", optN: "10000"}
+func testEnv(dataDir string, params task.Values) *task.Env {
+	p := task.Values{optTargetSeed: 0, optN: 10000}
 	for k, v := range params {
 		p[k] = v
 	}
-	return &task.Env{Params: p, DataDir: dataDir, Device: torch.CPU, Seed: 3, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	return &task.Env{Opts: p, DataDir: dataDir, Device: torch.CPU, Seed: 3, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 }
 
+// lookup returns the registered task.
 func lookup(t *testing.T) task.Task {
 	t.Helper()
 	tk, err := task.Lookup(TaskName)
@@ -61,6 +63,12 @@ func lookup(t *testing.T) task.Task {
 		t.Fatal(err)
 	}
 	return tk
+}
+
+// typed returns the task with its typed access (objective, data set, model).
+func typed(t *testing.T) *task.Defined[Design, models.Dense] {
+	t.Helper()
+	return lookup(t).(targetTask).Defined
 }
 
 // TestDatasetDropsTargetCopies checks that the training data hold no copy
@@ -83,9 +91,9 @@ func TestDatasetDropsTargetCopies(t *testing.T) {
 		}
 	}
 	dir := writeDataDir(t, designs)
-	tk := lookup(t)
+	tk := typed(t)
 	for seed := range 3 {
-		env := testEnv(dir, map[string]string{optTargetSeed: strconv.Itoa(seed)})
+		env := testEnv(dir, task.Values{optTargetSeed: seed})
 		ds, err := tk.Dataset(env)
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +108,7 @@ func TestDatasetDropsTargetCopies(t *testing.T) {
 		}
 		copies := 0
 		for _, d := range designs {
-			if slices.Equal(d, target.(Design)) {
+			if slices.Equal(d, target) {
 				copies++
 			}
 		}
@@ -108,7 +116,7 @@ func TestDatasetDropsTargetCopies(t *testing.T) {
 			t.Fatalf("seed %d: %d training designs of %d with %d copies of the target", seed, len(ds.Objects), len(designs), copies)
 		}
 		for i, o := range ds.Objects {
-			if slices.Equal(o.(Design), target.(Design)) {
+			if slices.Equal(o, target) {
 				t.Fatalf("seed %d: training design %d is the target", seed, i)
 			}
 			if s, _ := obj.Score(o); s != ds.Scores[i] || s >= 1 {
@@ -124,26 +132,26 @@ func TestDatasetDropsTargetCopies(t *testing.T) {
 	if err := WriteDesigns(tf, []Design{designs[7]}, nil); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := tk.Dataset(testEnv(dir, map[string]string{optTarget: tf}))
+	ds, err := tk.Dataset(testEnv(dir, task.Values{optTarget: tf}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range ds.Objects {
-		if slices.Equal(o.(Design), designs[7]) {
+		if slices.Equal(o, designs[7]) {
 			t.Fatal("a copy of the target file's design is in the training data")
 		}
 	}
 }
 
 func TestDataErrors(t *testing.T) {
-	tk := lookup(t)
+	tk := typed(t)
 	empty := t.TempDir()
 	if _, err := tk.Dataset(testEnv(empty, nil)); err == nil || !strings.Contains(err.Error(), "data topology") {
 		t.Fatalf("missing data set: %v", err)
 	}
 	dir := writeDataDir(t, randomDesigns(10, 1))
-	for name, params := range map[string]map[string]string{
-		"target-seed": {optTargetSeed: "-1"},
+	for name, params := range map[string]task.Values{
+		"target-seed": {optTargetSeed: -1},
 		"target file": {optTarget: filepath.Join(empty, "none.npy")},
 		"designs":     {optDesigns: filepath.Join(empty, "none.npz")},
 	} {
@@ -156,13 +164,13 @@ func TestDataErrors(t *testing.T) {
 	if err := WriteDesigns(tf, []Design{make(Design, Pixels)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tk.Objective(testEnv("", map[string]string{optTarget: tf})); err == nil {
+	if _, err := tk.Objective(testEnv("", task.Values{optTarget: tf})); err == nil {
 		t.Fatal("an empty target accepted")
 	}
 }
 
 func TestScoreVerb(t *testing.T) {
-	tk := lookup(t)
+	tk := typed(t)
 	dir := t.TempDir()
 	tf, df := filepath.Join(dir, "t.npy"), filepath.Join(dir, "d.npy")
 	a, b := blockDesign(0, 10, 0, 10), blockDesign(0, 10, 5, 15)
@@ -172,7 +180,7 @@ func TestScoreVerb(t *testing.T) {
 	if err := WriteDesigns(df, []Design{a, b, make(Design, Pixels)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	env := testEnv("", map[string]string{optTarget: tf})
+	env := testEnv("", task.Values{optTarget: tf})
 	if err := tk.Score(env, []string{df}); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +206,7 @@ func TestScoreVerb(t *testing.T) {
 	if err := numpy.WriteNPY(shape, numpy.Array{Name: "d", Shape: []int{2, 3}, Data: make([]float64, 6)}); err != nil {
 		t.Fatal(err)
 	}
-	env = testEnv("", map[string]string{optTarget: tf})
+	env = testEnv("", task.Values{optTarget: tf})
 	err := tk.Score(env, []string{bad, filepath.Join(dir, "missing.npy"), df, shape})
 	if err == nil || !strings.Contains(err.Error(), "3 of 8 inputs failed") {
 		t.Errorf("error %v, want 3 of 8 inputs failed", err)
@@ -223,7 +231,7 @@ func TestScoreVerb(t *testing.T) {
 // epoch on 64 designs at batch 32, then uses it as the BO loop does: encode,
 // decode, retrain (with augmentation), and writes designs.png.
 func TestTrainOptimizeFlow(t *testing.T) {
-	tk := lookup(t)
+	tk := typed(t)
 	dir := writeDataDir(t, randomDesigns(70, 2))
 	env := testEnv(dir, nil)
 	elbo, err := models.ParseELBO("t")
@@ -252,20 +260,20 @@ func TestTrainOptimizeFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	z, err := m.Encode(ds.Objects[:5])
-	if err != nil || len(z) != 10 {
-		t.Fatalf("encode: %v, %d values", err, len(z))
+	if err != nil || len(z.RawMatrix().Data) != 10 {
+		t.Fatalf("encode: %v, %v", err, z)
 	}
 	objs, valid, err := m.Decode(z, 1)
 	if err != nil || len(objs) != 5 || slices.Contains(valid, false) {
 		t.Fatalf("decode: %v %v", err, valid)
 	}
-	l, err := m.Retrain(task.RetrainRequest{Objects: ds.Objects, Scores: ds.Scores, Weights: slices.Repeat([]float64{1}, len(ds.Objects)),
+	l, err := m.Retrain(bo.RetrainRequest[Design]{Objects: ds.Objects, Scores: ds.Scores, Weights: slices.Repeat([]float64{1}, len(ds.Objects)),
 		Epochs: 1, Seed: 4})
-	if err != nil || math.IsNaN(l.Total) {
+	if err != nil || math.IsNaN(l["total"]) {
 		t.Fatalf("retrain: %v, %v", err, l)
 	}
-	best := []task.Scored{{Object: objs[0], Score: 0.5, Query: 3}, {Object: objs[1], Score: 0.4, Query: 1}}
-	if err := tk.Plots(env, t.TempDir(), best); err != nil {
+	best := []task.Scored[Design]{{Object: objs[0], Score: 0.5, Query: 3}, {Object: objs[1], Score: 0.4, Query: 1}}
+	if err := tk.Spec().Plots(env, t.TempDir(), best); err != nil {
 		t.Fatal(err)
 	}
 	net, _, err := conv.Load(out, torch.CPU)
@@ -316,7 +324,7 @@ func TestImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := lookup(t)
+	tk := typed(t)
 	for name, sd := range map[string][]torch.Named{"bare.pt": bare, "lightning.ckpt": lightning} {
 		from, out := filepath.Join(dir, name), filepath.Join(dir, "ours-"+name+".pt")
 		if err := torch.Save(from, sd); err != nil {
@@ -353,9 +361,9 @@ func TestImport(t *testing.T) {
 // TestBuildData solves two random problems through the data verb's path and
 // reads them back as the data set (option designs).
 func TestBuildData(t *testing.T) {
-	tk := lookup(t)
+	tk := typed(t)
 	dir := t.TempDir()
-	env := testEnv("", map[string]string{optN: "2"})
+	env := testEnv("", task.Values{optN: 2})
 	if err := tk.BuildData(env, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +372,7 @@ func TestBuildData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, _, err := allDesigns(testEnv("", map[string]string{optDesigns: path}))
+	all, _, err := allDesigns(testEnv("", task.Values{optDesigns: path}))
 	if err != nil || len(all) != 2 {
 		t.Fatalf("data set: %v, %d designs", err, len(all))
 	}
@@ -373,7 +381,7 @@ func TestBuildData(t *testing.T) {
 			t.Fatalf("design %d differs from the file's", i)
 		}
 	}
-	if err := tk.BuildData(testEnv("", map[string]string{optN: "0"}), dir); err == nil {
+	if err := tk.BuildData(testEnv("", task.Values{optN: 0}), dir); err == nil {
 		t.Fatal("n 0 accepted")
 	}
 }

@@ -1,10 +1,9 @@
-package bench
+package molecule
 
 import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -12,11 +11,11 @@ import (
 // TestJTVAEStepRuns times two steps of a small JT-VAE over the shipped
 // vocabulary and checks the split adds up.
 func TestJTVAEStepRuns(t *testing.T) {
-	path, err := molecule.ShippedVocabPath("")
+	path, err := ShippedVocabPath("")
 	if err != nil {
 		t.Skipf("no data directory: %v", err)
 	}
-	vocab, err := molecule.ReadVocab(path)
+	vocab, err := ReadVocab(path)
 	if err != nil {
 		t.Skipf("no shipped vocabulary: %v", err)
 	}
@@ -53,7 +52,7 @@ func TestJTVAEStepRuns(t *testing.T) {
 	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Steps: 0}); err == nil {
 		t.Error("zero steps accepted")
 	}
-	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: molecule.Vocab{"C"}, Steps: 1}); err == nil {
+	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: Vocab{"C"}, Steps: 1}); err == nil {
 		t.Error("a vocabulary without the molecules' clusters accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package molecule
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 )
 
 // TestMoleculeTree checks that `molecule tree` prints one JSON object per
@@ -15,7 +16,7 @@ import (
 // and that it fails after printing everything.
 func TestMoleculeTree(t *testing.T) {
 	chem.SetLogging(false)
-	in, err := inputLines(strings.NewReader("CCO\n\n  C1CC  \nCOc1cccc(CN2CCc3nnc(CCc4ccccc4)n3CC2)c1\nc1ccccc1O"), "test")
+	in, err := cliutil.InputLines(strings.NewReader("CCO\n\n  C1CC  \nCOc1cccc(CN2CCc3nnc(CCc4ccccc4)n3CC2)c1\nc1ccccc1O"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,56 @@
-// Package bench holds the loops that `tlbo-native bench` times, so that the
-// timed code is library code with tests, not command wiring.
-package bench
+package expression
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"time"
 
-	"github.com/tlbo-native/tlbo-native/internal/task/expression"
+	"github.com/urfave/cli/v2"
+
+	"github.com/tlbo-native/tlbo-native/internal/bench"
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/models"
 	gvae "github.com/tlbo-native/tlbo-native/models/expression"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
+
+// benchGVAEStepCommand is `bench gvae-step`, the expression task's
+// benchmark.
+func benchGVAEStepCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gvae-step",
+		Usage: "time training steps of the expression grammar VAE through the trainer (twin: testdata/models/gvae_epoch_torch.py)",
+		Description: "Times --steps training steps (forward, backward, clipping, Adam) on one batch of random\n" +
+			"derivations of the grammar; the last line is gvae_step_ms <median>.",
+		Flags: []cli.Flag{
+			cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
+			&cli.IntFlag{Name: "steps", Value: 50, Usage: "timed steps (after 3 warm-up steps)"},
+			&cli.StringFlag{Name: "elbo", Value: "lbo", Usage: "training objective (lbo, t, ...)"},
+			&cli.IntFlag{Name: "batch", Value: 256, Usage: "mini-batch size"},
+			&cli.Uint64Flag{Name: "seed", Value: 0},
+		},
+		Action: func(c *cli.Context) error {
+			if err := cliutil.NoArgs(c); err != nil {
+				return err
+			}
+			if c.Int("batch") < 1 {
+				return fmt.Errorf("--batch %d: want at least 1", c.Int("batch"))
+			}
+			dev, err := cliutil.SetupTorch(c)
+			if err != nil {
+				return err
+			}
+			times, err := GVAEStep(GVAEStepOptions{Device: dev, ELBO: c.String("elbo"), Steps: c.Int("steps"),
+				Seed: c.Uint64("seed"), Batch: c.Int("batch")})
+			if err != nil {
+				return err
+			}
+			fmt.Printf("device %s threads %d elbo %s batch %d steps %d\n", dev, torch.NumThreads(), c.String("elbo"), c.Int("batch"), len(times))
+			fmt.Printf("gvae_step_ms %.3f\n", bench.Median(times))
+			return nil
+		},
+	}
+}
 
 // GVAEStepOptions configure the grammar-VAE training-step benchmark.
 type GVAEStepOptions struct {
@@ -33,7 +72,7 @@ func gvaeTrainer(opts GVAEStepOptions) (*gvae.Model, *models.Trainer[models.Dens
 		return nil, nil, err
 	}
 	elbo.MetricWeight = 10
-	net, err := gvae.New(gvae.DefaultConfig(expression.Grammar()))
+	net, err := gvae.New(gvae.DefaultConfig(Grammar()))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,14 +92,14 @@ func gvaeBatch(n int, seed uint64) ([]models.Dense, []float64, error) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ex := make([]models.Dense, n)
 	y := make([]float64, n)
-	for i, text := range expression.Generate(n, seed) {
+	for i, text := range Generate(n, seed) {
 		var err error
-		if ex[i], err = expression.Encode(text); err != nil {
+		if ex[i], err = Encode(text); err != nil {
 			return nil, nil, err
 		}
-		y[i] = expression.FailureScore
+		y[i] = FailureScore
 		if rng.Float64() >= 0.66 {
-			y[i] = rng.Float64() * expression.FailureScore
+			y[i] = rng.Float64() * FailureScore
 		}
 	}
 	return ex, y, nil
@@ -92,7 +131,7 @@ func GVAEStep(opts GVAEStepOptions) ([]time.Duration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench gvae-step: %w", err)
 	}
-	times, err := Repeat(opts.Steps, 3, func() error {
+	times, err := bench.Repeat(opts.Steps, 3, func() error {
 		if _, err := tr.TrainBatch(ex, y); err != nil {
 			return err
 		}

@@ -1,9 +1,8 @@
-package bench
+package molecule
 
 import (
 	"fmt"
 
-	"github.com/tlbo-native/tlbo-native/internal/task/molecule"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/optim"
@@ -14,7 +13,7 @@ type JTVAEStepOptions struct {
 	Device torch.Device
 	// Vocab is the cluster vocabulary (the shipped one gives the authors'
 	// full-size network: 780 clusters, 5,676,743 parameters).
-	Vocab molecule.Vocab
+	Vocab Vocab
 	// Hidden is the hidden size (0: the authors' 450).
 	Hidden int
 	// Batch is the mini-batch size (0: 32): the built-in 32 ZINC molecules,
@@ -81,13 +80,13 @@ func JTVAEStep(opts JTVAEStepOptions) ([]jtvae.StepTimes, error) {
 }
 
 // jtvaeBatch featurises the built-in molecules over vocab into a batch of n.
-func jtvaeBatch(vocab molecule.Vocab, n int) ([]jtvae.Example, error) {
+func jtvaeBatch(vocab Vocab, n int) ([]jtvae.Example, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("batch must be at least 1, got %d", n)
 	}
-	f := molecule.NewFeaturiser(vocab)
+	f := NewFeaturiser(vocab)
 	var base []jtvae.Example
-	for _, s := range molecule.SampleSmiles() {
+	for _, s := range SampleSmiles() {
 		ex, err := f.Featurise(s)
 		if err != nil {
 			return nil, err
@@ -99,25 +98,4 @@ func jtvaeBatch(vocab molecule.Vocab, n int) ([]jtvae.Example, error) {
 		out[i] = base[i%len(base)]
 	}
 	return out, nil
-}
-
-// MedianSplit is the median of each part of steps, in milliseconds, with the
-// median whole step.
-func MedianSplit(steps []jtvae.StepTimes) (parts jtvae.StepTimes, total float64) {
-	col := func(f func(jtvae.StepTimes) float64) float64 {
-		ms := make([]float64, len(steps))
-		for i, s := range steps {
-			ms[i] = f(s)
-		}
-		return medianFloat(ms)
-	}
-	parts = jtvae.StepTimes{
-		Collate:  col(func(s jtvae.StepTimes) float64 { return s.Collate }),
-		Tree:     col(func(s jtvae.StepTimes) float64 { return s.Tree }),
-		Graph:    col(func(s jtvae.StepTimes) float64 { return s.Graph }),
-		Decoder:  col(func(s jtvae.StepTimes) float64 { return s.Decoder }),
-		Assembly: col(func(s jtvae.StepTimes) float64 { return s.Assembly }),
-		Backward: col(func(s jtvae.StepTimes) float64 { return s.Backward }),
-	}
-	return parts, col(jtvae.StepTimes.Total)
 }

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// runOut runs the command line with args and returns what it wrote.
+func runOut(args ...string) (string, error) {
+	var out bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &out
+	err := app.Run(append([]string{"tlbo-native"}, args...))
+	return out.String(), err
+}
+
+// TestTaskOptions: a task's verb offers that task's options for that verb
+// only, typed and checked; an option of another task, or of another verb,
+// is an error naming it; the README's spellings keep working.
+func TestTaskOptions(t *testing.T) {
+	help := func(args ...string) string {
+		t.Helper()
+		out, err := runOut(append(args, "--help")...)
+		if err != nil {
+			t.Fatalf("%v --help: %v", args, err)
+		}
+		return out
+	}
+	has := func(what, text string, flags ...string) {
+		t.Helper()
+		for _, f := range flags {
+			if !strings.Contains(text, f) {
+				t.Errorf("%s: help lacks %s:\n%s", what, f, text)
+			}
+		}
+	}
+	lacks := func(what, text string, flags ...string) {
+		t.Helper()
+		for _, f := range flags {
+			if strings.Contains(text, f) {
+				t.Errorf("%s: help lists %s:\n%s", what, f, text)
+			}
+		}
+	}
+	h := help("score", "molecule")
+	has("score molecule", h, "--rdkit-log")
+	lacks("score molecule", h, "--hidden", "--workers", "--vocab", "--target", "--designs")
+	h = help("train", "--task", "molecule")
+	has("train --task molecule", h, "--hidden", "--vocab", "--workers", "--molecules", "--epochs", "--elbo")
+	lacks("train --task molecule", h, "--target", "--designs", "--candidates")
+	h = help("train", "--task", "topology")
+	has("train --task topology", h, "--target", "--designs", "--target-seed", "the topology task's")
+	lacks("train --task topology", h, "--hidden", "--vocab")
+	h = help("train")
+	has("train", h, "train --task T --help", "default per task")
+	lacks("train", h, "--hidden", "--vocab", "--target")
+	h = help("data", "molecule")
+	has("data molecule", h, "--candidates", "-n", "--vocab", "--workers")
+	has("optimize --task expression", help("optimize", "--task", "expression"), "--target", "--budget")
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.pt")
+	for _, tc := range []struct {
+		args  []string
+		words []string
+	}{
+		{[]string{"score", "molecule", "--workers", "-3", "CCO"}, []string{"--workers", "task molecule", "not for score"}},
+		{[]string{"score", "molecule", "--hidden", "16", "CCO"}, []string{"--hidden", "train"}},
+		{[]string{"train", "--task", "molecule", "--workers", "-3", "--out", out}, []string{"--workers -3", "at least 0"}},
+		{[]string{"train", "--task", "molecule", "--vocab", "/nonexistent", "--out", out}, []string{"--vocab /nonexistent", "no such file"}},
+		{[]string{"train", "--task", "molecule", "--hidden", "0", "--out", out}, []string{"--hidden 0", "at least 1"}},
+		{[]string{"train", "--task", "molecule", "--target", "x", "--out", out}, []string{"--target", "task expression", "not of train for task molecule"}},
+		{[]string{"train", "--task", "expression", "--hidden", "16", "--out", out}, []string{"--hidden", "task molecule"}},
+		{[]string{"train", "--out", out}, []string{"give --task"}},
+		{[]string{"train", "--task", "nonesuch", "--out", out}, []string{`unknown task "nonesuch"`}},
+		{[]string{"encode", "--in", "x", "--out", "y"}, []string{"--task", "--vae"}},
+		{[]string{"data", "molecule", "--out", dir, "--candidates", "true"}, []string{"no arguments", "true", "--name=false"}},
+		{[]string{"data", "topology", "--out", dir, "-n", "0"}, []string{"-n 0", "at least 1"}},
+		{[]string{"optimize", "--vae", filepath.Join(dir, "none.pt"), "--run-dir", dir}, []string{"--vae", "none.json"}},
+	} {
+		_, err := runOut(tc.args...)
+		if err == nil {
+			t.Errorf("%v: no error", tc.args)
+			continue
+		}
+		for _, w := range tc.words {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %q does not say %q", tc.args, err, w)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused commands left %v", entries)
+	}
+}
+
+// TestTaskCommands: the tasks' own commands are where the README says.
+func TestTaskCommands(t *testing.T) {
+	app := newApp()
+	find := func(cmds []*cli.Command, path ...string) *cli.Command {
+		var c *cli.Command
+		for _, name := range path {
+			c = nil
+			for _, x := range cmds {
+				if x.Name == name {
+					c = x
+				}
+			}
+			if c == nil {
+				return nil
+			}
+			cmds = c.Subcommands
+		}
+		return c
+	}
+	for _, path := range [][]string{{"topology", "solve"}, {"molecule", "tree"}, {"plot", "latent-map"}, {"bench", "jtvae-step"},
+		{"bench", "gvae-step"}, {"bench", "vocab-coverage"}, {"bench", "cache-measure"}, {"bench", "sgpr-eval"}, {"bench", "bo-step"},
+		{"checkpoint", "import"}, {"analyze", "gp-loglik"}, {"data", "molecule"}, {"score", "topology"}, {"encode"}, {"train"}} {
+		if find(app.Commands, path...) == nil {
+			t.Errorf("no command %s", strings.Join(path, " "))
+		}
+	}
+}
+
+// TestImportBoundaries: the command line reaches the tasks through the
+// registry only, and the benchmark helpers know no task or network.
+func TestImportBoundaries(t *testing.T) {
+	const mod = "github.com/tlbo-native/tlbo-native/"
+	check := func(dir string, bad func(string) bool) {
+		t.Helper()
+		p, err := build.ImportDir(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range p.Imports {
+			if bad(strings.TrimPrefix(imp, mod)) {
+				t.Errorf("%s imports %s", dir, imp)
+			}
+		}
+	}
+	check(".", func(p string) bool {
+		return strings.HasPrefix(p, "internal/task/") && p != "internal/task/all" || strings.HasPrefix(p, "models/")
+	})
+	check("../../internal/bench", func(p string) bool {
+		return strings.HasPrefix(p, "internal/task") || strings.HasPrefix(p, "models") || p == "torch"
+	})
+}

@@ -1,0 +1,93 @@
+package task
+
+import (
+	"fmt"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// Optimize runs the BO loop on the task: the run directory is checked
+// first (bo.CheckRunDir), then the checkpoint req.Model.Path is
+// loaded and bound (for molecules, featurisation then uses the
+// checkpoint's vocabulary), the data set read, and bo.Run given the task's
+// objective and model as they are, typed. Files are identified by content,
+// so that a moved run or data directory still resumes: the run's
+// configuration records the checkpoint's digest (bo adds the data's), the
+// data's source and the objective's description. After a successful run the
+// task draws its pictures of the req.Top best objects into the run
+// directory.
+func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, error) {
+	if err := bo.CheckRunDir(req.Options); err != nil {
+		return nil, err
+	}
+	obj, err := d.s.Objective(env)
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.openModel(env, req.Model, obj)
+	if err != nil {
+		return nil, fmt.Errorf("--vae: %w", err)
+	}
+	defer m.Close()
+	ds, err := d.Dataset(env)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := FileDigest(req.Model.Path)
+	if err != nil {
+		return nil, fmt.Errorf("--vae: %w", err)
+	}
+	cfg := req.Config
+	extra := map[string]string{}
+	for k, v := range cfg.Extra {
+		extra[k] = v
+	}
+	extra["task"] = d.s.Name
+	extra["vae-sha256"] = sum[:16]
+	extra["data-source"] = ds.Source
+	for k, v := range obj.Describe() {
+		extra[k] = v
+	}
+	cfg.Extra = extra
+	if err := torch.ManualSeed(cfg.Seed); err != nil {
+		return nil, err
+	}
+	res, err := bo.Run[O](cfg, obj, m, ds.Data, req.Options)
+	if err != nil || d.s.Plots == nil || req.Top < 1 {
+		return res, err
+	}
+	var best []Scored[O]
+	for _, q := range res.Top(req.Top) {
+		// Query numbers are 1-based wherever a person reads them.
+		if o, err := obj.Parse(q.Object); err == nil {
+			best = append(best, Scored[O]{Object: o, Score: q.Score, Query: q.Index + 1})
+		}
+	}
+	return res, d.s.Plots(env, req.Options.Dir, best)
+}
+
+// EncodeDataset returns the encoder means (n x latent, row-major) of the
+// task's labelled data under the checkpoint vae, with their scores and the
+// data's source.
+func (d *Defined[O, E]) EncodeDataset(env *Env, vae string) ([]float64, []float64, string, error) {
+	net, _, err := d.loadNetwork(env, vae)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer net.Close()
+	ds, err := d.Dataset(env)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ex, err := d.examples(ds.Objects, nil, nil)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("encode: %w", err)
+	}
+	z, err := models.EncodeMeans(net, ex)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("encode: %w", err)
+	}
+	return z, ds.Scores, ds.Source, nil
+}
