@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// BetaSchedule is the annealing of the KL weight (DESIGN.md section 4): beta
+// BetaSchedule is the annealing of the KL weight (docs/design.md section 4): beta
 // starts at Init and, once Warmup optimiser steps are done, is multiplied by
 // Factor every Every steps, never exceeding Final. A schedule with Init == Final
 // (see FixedBeta) is constant, as used for retraining and BO.
@@ -23,7 +23,7 @@ func FixedBeta(beta float64) BetaSchedule {
 }
 
 // AnnealedBeta returns the reference's annealing from init to final: after
-// warmup steps, beta grows by 1.1 every 10 steps (DESIGN.md section 4; each
+// warmup steps, beta grows by 1.1 every 10 steps (docs/design.md section 4; each
 // task sets its own numbers, e.g. the expression task 1e-6 -> 0.04 after 500).
 func AnnealedBeta(init, final float64, warmup int) BetaSchedule {
 	return BetaSchedule{Init: init, Final: final, Warmup: warmup, Every: 10, Factor: 1.1}

@@ -1,4 +1,4 @@
-// Package models holds the machinery shared by the VAEs of T-LBO (DESIGN.md
+// Package models holds the machinery shared by the VAEs of T-LBO (docs/design.md
 // sections 3 and 4): the KL term and its beta schedule, rank weights and the
 // weighted sampler, the deep-metric-learning losses, the target-prediction head,
 // the ELBO variants, an ELBO-agnostic training loop and checkpoint files.
@@ -15,7 +15,7 @@
 // Where the authors' code (T-LBO's metrics.py and models, weighted
 // retraining's data modules) and the paper differ, this package follows the
 // paper, unless the code's behaviour is what produced the paper's numbers and
-// the paper is silent (DESIGN.md section 11):
+// the paper is silent (docs/design.md section 11):
 //   - metric-loss positives are the pairs with dy <= eta and negatives those
 //     with dy > eta, as metrics.py splits them (the paper writes dy < eta; the
 //     two differ only for exact ties, which min-max normalised scores of a

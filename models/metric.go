@@ -10,7 +10,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// MetricKind names a deep-metric-learning loss (DESIGN.md section 4).
+// MetricKind names a deep-metric-learning loss (docs/design.md section 4).
 type MetricKind string
 
 // The metric losses.
@@ -39,7 +39,7 @@ const (
 // Positives are the pairs with dy <= Eta and negatives those with dy > Eta,
 // as the authors' code (metrics.py) splits them; the paper writes dy < eta,
 // which differs only for exact ties. We follow the code, which made the
-// paper's numbers (DESIGN.md section 11).
+// paper's numbers (docs/design.md section 11).
 type Metric struct {
 	Kind MetricKind `json:"kind"`
 	// Eta splits positives (dy <= Eta) from negatives (dy > Eta); in (0, 1).

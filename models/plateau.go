@@ -11,7 +11,7 @@ import (
 // reached its final value.
 //
 // Two rules: PyTorch's ReduceLROnPlateau (Torch set; T-LBO's Lightning
-// models, DESIGN.md section 9): an epoch improves when its loss is below
+// models, docs/design.md section 9): an epoch improves when its loss is below
 // best * (1 - MinDelta), and the rate is multiplied by Factor after more than
 // Patience epochs without improvement; and Keras' (Torch unset; weighted
 // retraining's schedule, and checkpoints written before the rule was
@@ -46,7 +46,7 @@ func TorchPlateau(factor float64, patience int, minLR float64) *Plateau {
 
 // KerasPlateau returns weighted retraining's Keras schedule: factor 0.2,
 // patience 1, floor 1e-4, improvements counted above 1e-4 (Keras' default
-// min_delta). T-LBO's models do not use it (DESIGN.md section 11).
+// min_delta). T-LBO's models do not use it (docs/design.md section 11).
 func KerasPlateau() *Plateau {
 	return &Plateau{Factor: 0.2, Patience: 1, MinLR: 1e-4, MinDelta: 1e-4}
 }

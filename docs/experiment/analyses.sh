@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paper's latent-space analyses (DESIGN.md section 10) on VAEs pretrained
+# The paper's latent-space analyses (docs/design.md section 10) on VAEs pretrained
 # as run.sh pretrains them, one per ELBO: vanilla (lbo), simple (s),
 # contrastive (c), log-ratio (lr) and soft triplet (t), the same epochs for
 # all. Writes OUT/analyses/gp_loglik.* (Table 1) and

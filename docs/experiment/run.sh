@@ -2,7 +2,7 @@
 # The method comparison of docs/experiment/README.md: random search, LBO and
 # T-LBO, each from a VAE pretrained with its own ELBO (random search and LBO:
 # the plain ELBO; T-LBO: the soft triplet loss), all with the task's defaults
-# (DESIGN.md section 9: k 1e-3 rank-weighted pretraining, the paper's GP
+# (docs/design.md section 9: k 1e-3 rank-weighted pretraining, the paper's GP
 # sizes, r 50), several seeds, one plot.
 #
 #   [TASK=expression] docs/experiment/run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]

@@ -1,5 +1,5 @@
 // Package analysis computes the paper's analyses of a VAE's latent space
-// (DESIGN.md section 10) from encoded data: the GP predictive
+// (docs/design.md section 10) from encoded data: the GP predictive
 // log-likelihood of Table 1 (GPLogLik) and the pairwise latent distances of
 // Fig. 2 (LatentDistances), and writes each as a text table, an .npz file
 // and a PNG. It works on latent points and scores only, so it serves every
@@ -16,7 +16,7 @@
 //
 // The authors' code (huawei-noah/HEBO, folder T-LBO, every commit) holds
 // no domain-recovery experiment: neither their topology scripts nor any
-// other file computes p(l). So this follows the paper's text (DESIGN.md
+// other file computes p(l). So this follows the paper's text (docs/design.md
 // sections 10 and 11), and fixes what the text leaves open:
 //
 //   - "a decoding" of a latent point is a draw from the decoder's

@@ -62,7 +62,7 @@ const (
 	streamNoise
 )
 
-// DomainRecovery runs the domain-recovery protocol (DESIGN.md section 10)
+// DomainRecovery runs the domain-recovery protocol (docs/design.md section 10)
 // over the model versions of one run, in order; open returns version v's
 // model, closed after use. At each version l:
 //

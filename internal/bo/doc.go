@@ -93,7 +93,7 @@
 // The GP always maximises: scores of a task where lower is better are
 // negated into utilities before they reach the GP or the rank weights.
 //
-// Behaviours taken from the authors' code (DESIGN.md section 11), and why:
+// Behaviours taken from the authors' code (docs/design.md section 11), and why:
 //
 //   - Novelty check (Repeats "authors"; the committed expression runs of
 //     the authors' kind evaluated 63-171 distinct expressions in 500
@@ -138,7 +138,7 @@
 //     min-max normalised over the training set, as in the authors' models.
 //   - The sparse GP trains on the Titsias bound by default, as the paper
 //     says; GPObjective "fitc" trains with the FITC marginal likelihood, as
-//     the authors' pinned GPyTorch did (DESIGN.md section 11). Titsias is
+//     the authors' pinned GPyTorch did (docs/design.md section 11). Titsias is
 //     the default because it predicts held-out points better: on expression
 //     encodings (a 1-epoch VAE, `analyze gp-loglik --max-points 2500
 //     --splits 3 --inducing 500 --seed 1`) the mean predictive

@@ -2,7 +2,7 @@
 // optimisation on a unit Q4 mesh, and generates the topology data set from
 // random problems.
 //
-// Conventions (DESIGN.md section 7): nelx x nely square elements; node
+// Conventions (docs/design.md section 7): nelx x nely square elements; node
 // n = ix*(nely+1) + iy (column-major, iy = 0 at the top), dofs 2n (x) and
 // 2n+1 (y); element e = ex*nely + ey with top88's dof order (lower-left,
 // lower-right, upper-right, upper-left, x then y each). Stiffness

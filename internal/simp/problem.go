@@ -51,7 +51,7 @@ type Problem struct {
 	Loads      []Load
 }
 
-// Defaults of the settings a spec may leave out (DESIGN.md section 7).
+// Defaults of the settings a spec may leave out (docs/design.md section 7).
 const (
 	DefaultPenal      = 3.0
 	DefaultRMin       = 1.5

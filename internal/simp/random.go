@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// Parameters of the random problems (DESIGN.md section 7, after the TOP4040
+// Parameters of the random problems (docs/design.md section 7, after the TOP4040
 // data set): a 40x40 mesh, Poisson counts of x-supports, y-supports and unit
 // downward loads, boundary nodes 100 times likelier than inner ones, and a
 // volume fraction ~ N(0.5, 0.1) clipped to [0.05, 0.95].

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// mbb returns DESIGN.md's 60x20 MBB beam: x fixed on the left edge, y fixed
+// mbb returns docs/design.md's 60x20 MBB beam: x fixed on the left edge, y fixed
 // at the bottom-right node, a unit downward load at node 0, volfrac 0.5.
 func mbb(nu float64) Problem { return mbbSized(60, 20, nu) }
 
@@ -41,7 +41,7 @@ func TestMBB(t *testing.T) {
 		if math.Abs(res.ComplianceFirst-tc.first) > 1e-4 {
 			t.Errorf("nu %v: first compliance %.6f, want %.4f", tc.nu, res.ComplianceFirst, tc.first)
 		}
-		// DESIGN.md: about 203.2-203.3 after 94-100 iterations.
+		// docs/design.md: about 203.2-203.3 after 94-100 iterations.
 		for _, c := range []float64{res.History[94], res.Compliance} {
 			if c < 203.15 || c > 203.35 {
 				t.Errorf("nu %v: late compliance %.4f, want about 203.2-203.3", tc.nu, c)

@@ -10,7 +10,7 @@ import (
 	"os"
 )
 
-// spec is the JSON form of a problem (DESIGN.md section 7); pointers tell
+// spec is the JSON form of a problem (docs/design.md section 7); pointers tell
 // absent keys, which take the defaults, from zeros.
 type spec struct {
 	NelX       *int     `json:"nelx"`

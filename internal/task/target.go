@@ -2,7 +2,7 @@ package task
 
 // TargetTask is implemented by a task whose objective is the similarity of
 // an object to a target object (the topology task). The domain-recovery
-// analysis (DESIGN.md section 10) needs it: how likely a model version's
+// analysis (docs/design.md section 10) needs it: how likely a model version's
 // decodings near the target's encoding are close to the target.
 type TargetTask interface {
 	Task

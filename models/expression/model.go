@@ -1,5 +1,5 @@
 // Package expression is the grammar VAE of the expression task (Kusner et al.
-// 2017, as in the T-LBO reference; DESIGN.md section 3): a 1-d convolutional
+// 2017, as in the T-LBO reference; docs/design.md section 3): a 1-d convolutional
 // encoder of the one-hot rule sequence, a GRU decoder, grammar-masked
 // teacher-forced reconstruction and grammar-masked Gumbel-max decoding.
 //

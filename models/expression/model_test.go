@@ -11,13 +11,13 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// Nonterminals of the test grammar (DESIGN.md section 3).
+// Nonterminals of the test grammar (docs/design.md section 3).
 const (
 	ntS, ntT, ntNothing = 0, 1, 2
 	numRules            = 12
 )
 
-// testGrammar is the expression grammar of DESIGN.md as plain data:
+// testGrammar is the expression grammar of docs/design.md as plain data:
 // S->S+T | S*T | S/T | T ; T->(S) | sin(S) | exp(S) | x | 1 | 2 | 3 ; Nothing->None.
 func testGrammar() Grammar {
 	st := []int{ntS, ntT}
@@ -39,7 +39,7 @@ func newTestModel(t *testing.T) *Model {
 }
 
 // TestMatchesPyTorch loads the state dict that PyTorch saved for the network of
-// DESIGN.md (gen_gvae_fixture.py) and compares encoder outputs, logits and the
+// docs/design.md (gen_gvae_fixture.py) and compares encoder outputs, logits and the
 // masked reconstruction loss in evaluation and training mode, gradients and the
 // updated batch-norm statistics. Tolerance: 1e-5 of the largest magnitude
 // (float32; gradients 1e-4).

@@ -1,4 +1,4 @@
-// Package topology is the convolutional VAE of the topology task (DESIGN.md
+// Package topology is the convolutional VAE of the topology task (docs/design.md
 // section 3; the authors' TopologyVAE): 40x40 single-channel designs, a
 // strided-convolution encoder to 2*latent outputs (first half the mean,
 // second half the log standard deviation) and a transposed-convolution

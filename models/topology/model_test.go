@@ -111,7 +111,7 @@ func values(t *testing.T, x *torch.Tensor) []float64 {
 }
 
 // TestStateDictNames checks the authors' nn.Sequential names and shapes
-// (DESIGN.md section 3), which the fixture script checks against their code.
+// (docs/design.md section 3), which the fixture script checks against their code.
 func TestStateDictNames(t *testing.T) {
 	m, err := New(Config{Latent: 2})
 	if err != nil {

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Fixtures for package models, from an independent reference written from the
-formulas of DESIGN.md section 4 (explicit loops over pairs and triplets, float64,
+formulas of docs/design.md section 4 (explicit loops over pairs and triplets, float64,
 gradients by torch autograd). Positives are dy <= eta, negatives dy > eta, as the
-authors' metrics.py splits them (DESIGN.md section 11). Run with Debian's python3 (torch 1.13, numpy):
+authors' metrics.py splits them (docs/design.md section 11). Run with Debian's python3 (torch 1.13, numpy):
 
     /usr/bin/python3 testdata/models/gen_fixtures.py
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regression fixture for models/expression: the grammar VAE of DESIGN.md
+"""Regression fixture for models/expression: the grammar VAE of docs/design.md
 section 3 written in PyTorch from the description (not from the Go code), with
 random weights, run on a few one-hot derivations. Run with Debian's python3:
 

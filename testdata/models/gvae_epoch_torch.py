@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Seconds per epoch of the grammar VAE in PyTorch eager, for comparison with
 `tlbo-native train` on the same machine (same threads). The network, loss and
-training step are those of DESIGN.md sections 3-4 (as gen_gvae_fixture.py),
+training step are those of docs/design.md sections 3-4 (as gen_gvae_fixture.py),
 with the soft triplet loss over the gathered valid triplets as in package models.
 Batches come from --data (the training subset) or are random derivations with
 labels distributed like the subset's.

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent SIMP reference: a numpy/scipy transcription of the 88-line MATLAB
 code of Andreassen et al. (top88, 2011; sensitivity filter, ft = 1) with the
-conventions of DESIGN.md section 7: E = x^p with x in [xmin, 1] (ToPy's form
+conventions of docs/design.md section 7: E = x^p with x in [xmin, 1] (ToPy's form
 instead of top88's Emin + x^p (E0 - Emin)), OC bisection on [0, 1e5] to a
 relative 1e-8, a damping exponent, a fixed number of iterations. Linear solves
 are sparse LU (scipy.sparse.linalg.spsolve), not band Cholesky.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regression fixture for models/topology: the conv VAE of DESIGN.md section 3
+"""Regression fixture for models/topology: the conv VAE of docs/design.md section 3
 written in PyTorch from the description (not from the Go code), run on a few
 random 40x40 designs. Run with Debian's python3 (python3-torch):
 
@@ -53,7 +53,7 @@ class UnFlatten(nn.Module):
 
 
 def build(latent):
-    """DESIGN.md section 3, layer by layer (LeakyReLU slope 0.01, PyTorch's default)."""
+    """docs/design.md section 3, layer by layer (LeakyReLU slope 0.01, PyTorch's default)."""
     c = lambda i, o, s: nn.Conv2d(i, o, 3, stride=s, padding=1)
     t = lambda i, o, s: nn.ConvTranspose2d(i, o, 3, stride=s, padding=1, output_padding=s - 1)
     L = nn.LeakyReLU

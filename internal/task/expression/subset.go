@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Training-subset parameters (DESIGN.md section 7, the reference's defaults).
+// Training-subset parameters (docs/design.md section 7, the reference's defaults).
 const (
 	// SubsetWorstPercentile: every point scoring at or above this percentile is kept.
 	SubsetWorstPercentile = 65
@@ -18,7 +18,7 @@ const (
 
 // Subset returns the indices of the training subset, in the order the reference lists
 // them. Interpretation, taken from the reference's construction script
-// (T-LBO code, expr_dataset.py; DESIGN.md says the same): percentiles are of the raw
+// (T-LBO code, expr_dataset.py; docs/design.md says the same): percentiles are of the raw
 // scores (lower is better), so the subset holds the WORST 35% of the data set (every
 // point with score >= the 65th percentile) plus 5% of N points drawn without replacement
 // from the band (3rd percentile, 65th percentile] of scores, so that the best 3% and most
