@@ -1,0 +1,266 @@
+package external
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// needSlurm makes sure that a Slurm cluster answers: one already running,
+// else the one-node cluster of testdata/slurm/start.sh, started here (as
+// root). It fails when neither is possible; only TLBO_SKIP_SLURM=1 skips.
+func needSlurm(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TLBO_SKIP_SLURM") == "1" {
+		t.Skip("TLBO_SKIP_SLURM=1: the Slurm integration test is skipped as asked")
+	}
+	if out, err := exec.Command("sinfo", "-h", "-t", "idle,mixed,allocated", "-o", "%n").Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+		return
+	}
+	script, err := filepath.Abs("../../testdata/slurm/start.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		t.Fatalf("no Slurm cluster answers, and only root can start the test cluster (%s): run it as root, "+
+			"or set TLBO_SKIP_SLURM=1 to skip this test", script)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("no Slurm cluster answers and %s could not start one (%v):\n%s\n"+
+			"(./build.sh test installs slurm-wlm and munge; TLBO_SKIP_SLURM=1 skips this test)", script, err, out)
+	}
+	t.Logf("started the test cluster: %s", strings.TrimSpace(string(out)))
+}
+
+// waitState waits until squeue lists the array task (jobid_index) in state.
+func waitState(t *testing.T, task, state string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out, _ := exec.Command("squeue", "-h", "-r", "-t", "all", "-j", task, "-o", "%T").Output()
+		if strings.TrimSpace(string(out)) == state {
+			return
+		}
+	}
+	t.Fatalf("%s is not %s after a minute", task, state)
+}
+
+func newSlurm(t *testing.T, argv []string, opts SlurmOptions) *Slurm {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(t.TempDir(), "slurm")
+	}
+	opts.Poll, opts.BatchWindow, opts.ResultGrace = 200*time.Millisecond, 300*time.Millisecond, time.Second
+	if opts.Logf == nil {
+		opts.Logf = t.Logf
+	}
+	s, err := NewSlurmArgv(argv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestSlurmObjects evaluates objects full of shell syntax, quotes and
+// non-ASCII text, and failing ones, as one job array on the cluster.
+func TestSlurmObjects(t *testing.T) {
+	needSlurm(t)
+	log := filepath.Join(t.TempDir(), "log")
+	var mu sync.Mutex
+	var jobs []Job
+	s := newSlurm(t, scorerArgv(t), SlurmOptions{Env: []string{"SCORER_LOG=" + log}, Timeout: 5 * time.Minute,
+		OnSubmit: func(j Job) { mu.Lock(); jobs = append(jobs, j); mu.Unlock() }})
+	bad := []string{"error:cannot parse C1CC", "nan", "crash"}
+	objs := append(slices.Clone(badObjects), bad...)
+	start := time.Now()
+	scores, errs := scoreAll(s, objs)
+	t.Logf("%d array tasks in %v", len(objs), time.Since(start))
+	for i, o := range badObjects {
+		if errs[i] != nil || scores[i] != float64(utf8.RuneCountInString(o)) {
+			t.Errorf("Score(%q) = %v, %v; want %d", o, scores[i], errs[i], utf8.RuneCountInString(o))
+		}
+	}
+	n := len(badObjects)
+	for i, x := range []struct{ kind, msg string }{
+		{FailError, "objective: cannot parse C1CC"},
+		{FailNaN, "NaN"},
+		{FailCrash, "exited (status 3) without a reply; its last standard error: scorer: asked to crash"},
+	} {
+		if err := errs[n+i]; FailureKind(err) != x.kind || !strings.Contains(err.Error(), x.msg) {
+			t.Errorf("Score(%q) = %v; want a %s failure with %q", objs[n+i], err, x.kind, x.msg)
+		}
+	}
+	got := readLog(t, log)
+	slices.Sort(got)
+	want := slices.Clone(objs)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the program received %q, want %q", got, want)
+	}
+	if len(jobs) != 1 || len(jobs[0].Objects) != len(objs) || jobs[0].ID == "" {
+		t.Fatalf("submitted %+v, want one array of %d tasks", jobs, len(objs))
+	}
+	sorted := slices.Clone(jobs[0].Objects)
+	slices.Sort(sorted)
+	if !slices.Equal(sorted, want) {
+		t.Errorf("the array's objects %q, want %q", jobs[0].Objects, objs)
+	}
+	if b, err := os.ReadFile(filepath.Join(jobs[0].Dir, "job_id")); err != nil || strings.TrimSpace(string(b)) != jobs[0].ID {
+		t.Errorf("job_id file %q, %v; want %s", b, err, jobs[0].ID)
+	}
+	if len(s.Jobs()) != 0 {
+		t.Errorf("jobs still open: %+v", s.Jobs())
+	}
+}
+
+// TestSlurmStates checks that an array task that Slurm cancels (running,
+// or pending), or whose job script is killed, fails with its Slurm state.
+func TestSlurmStates(t *testing.T) {
+	needSlurm(t)
+	jobs := make(chan Job, 1)
+	s := newSlurm(t, scorerArgv(t), SlurmOptions{OnSubmit: func(j Job) { jobs <- j }})
+	objs := []string{"hang", "sleep:0.5", "abc"}
+	var scores []float64
+	var errs []error
+	done := make(chan bool)
+	go func() {
+		scores, errs = scoreAll(s, objs)
+		close(done)
+	}()
+	j := <-jobs
+	task := fmt.Sprintf("%s_%d", j.ID, slices.Index(j.Objects, "hang"))
+	waitState(t, task, "RUNNING")
+	if err := s.Cancel(task); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if want := "slurm: array task " + task + " CANCELLED"; FailureKind(errs[0]) != FailSlurm || !strings.Contains(errs[0].Error(), want) {
+		t.Errorf("cancelled task: %v, want a slurm failure with %q", errs[0], want)
+	}
+	if errs[1] != nil || scores[1] != 9 || errs[2] != nil || scores[2] != 3 {
+		t.Errorf("the array's other tasks: %v, %v", scores[1:], errs[1:])
+	}
+
+	// Held (sbatch --hold passed through), one task cancelled while
+	// pending, the other released.
+	h := newSlurm(t, scorerArgv(t), SlurmOptions{Args: []string{"--hold"}, OnSubmit: func(j Job) { jobs <- j }})
+	go func() {
+		scores, errs = scoreAll(h, []string{"a", "bb"})
+		jobs <- Job{}
+	}()
+	j = <-jobs
+	task = fmt.Sprintf("%s_%d", j.ID, slices.Index(j.Objects, "a"))
+	waitState(t, task, "PENDING")
+	if err := h.Cancel(task); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("scontrol", "release", j.ID).CombinedOutput(); err != nil {
+		t.Fatalf("scontrol release: %v: %s", err, out)
+	}
+	<-jobs
+	if want := "slurm: array task " + task + " left the queue without running"; FailureKind(errs[0]) != FailSlurm || !strings.Contains(errs[0].Error(), want) {
+		t.Errorf("task cancelled while pending: %v, want a slurm failure with %q", errs[0], want)
+	}
+	if errs[1] != nil || scores[1] != 2 {
+		t.Errorf("released task: %v, %v; want 2", scores[1], errs[1])
+	}
+
+	// The program kills the job script that runs it.
+	k := newSlurm(t, []string{"sh", "-c", "kill -KILL $PPID; sleep 2"}, SlurmOptions{})
+	if _, err := k.Score("C"); FailureKind(err) != FailSlurm || !strings.Contains(err.Error(), "FAILED") {
+		t.Errorf("killed job script: %v, want a slurm failure naming FAILED", err)
+	}
+}
+
+// TestSlurmAttach submits an array, drops the executor while its tasks run
+// (as a killed optimiser would), and re-attaches a new one by job id: each
+// object gets its score and is evaluated exactly once. Then, the array
+// finished, AttachAll finds it again, also without its job_id file (an
+// optimiser killed right after sbatch), and reads the results back.
+func TestSlurmAttach(t *testing.T) {
+	needSlurm(t)
+	dir := filepath.Join(t.TempDir(), "slurm")
+	count := filepath.Join(t.TempDir(), "count")
+	opts := SlurmOptions{Dir: dir, Env: []string{"SCORER_COUNT=" + count}}
+	jobs := make(chan Job, 1)
+	opts.OnSubmit = func(j Job) { jobs <- j }
+	s1 := newSlurm(t, scorerArgv(t), opts)
+	objs := []string{"sleep:2", "ab", "a b c"}
+	var wg sync.WaitGroup
+	for _, o := range objs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s1.Score(o); FailureKind(err) != FailClosed {
+				t.Errorf("Score(%q) on the closed executor: %v, want a closed failure", o, err)
+			}
+		}()
+	}
+	j := <-jobs
+	s1.Close()
+	wg.Wait()
+
+	opts.OnSubmit = func(j Job) { t.Errorf("submitted %+v again", j) }
+	s2 := newSlurm(t, scorerArgv(t), opts)
+	got, err := s2.Attach(j.ID)
+	if err != nil || got.ID != j.ID || !slices.Equal(got.Objects, j.Objects) {
+		t.Fatalf("Attach = %+v, %v; want %+v", got, err, j)
+	}
+	if _, err := s2.Attach("999999999"); err == nil {
+		t.Error("Attach of an unknown job id succeeded")
+	}
+	scores, errs := scoreAll(s2, objs)
+	for i, o := range objs {
+		if errs[i] != nil || scores[i] != float64(len(o)) {
+			t.Errorf("Score(%q) after Attach = %v, %v; want %d", o, scores[i], errs[i], len(o))
+		}
+	}
+	counted := readLog(t, count)
+	slices.Sort(counted)
+	want := slices.Clone(objs)
+	slices.Sort(want)
+	if !slices.Equal(counted, want) {
+		t.Errorf("the program evaluated %q, want each of %q once", counted, want)
+	}
+
+	if err := os.Remove(filepath.Join(j.Dir, "job_id")); err != nil {
+		t.Fatal(err)
+	}
+	s3 := newSlurm(t, scorerArgv(t), opts)
+	all, err := s3.AttachAll()
+	if err != nil || len(all) != 1 || all[0].ID != j.ID {
+		t.Fatalf("AttachAll = %+v, %v; want the array %s", all, err, j.ID)
+	}
+	start := time.Now()
+	scores, errs = scoreAll(s3, objs)
+	for i, o := range objs {
+		if errs[i] != nil || scores[i] != float64(len(o)) {
+			t.Errorf("Score(%q) after AttachAll = %v, %v; want %d", o, scores[i], errs[i], len(o))
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("reading back finished results took %v", d)
+	}
+	if n := len(readLog(t, count)); n != len(objs) {
+		t.Errorf("%d evaluations in all, want %d", n, len(objs))
+	}
+	// Taken once: a further call evaluates the object again (a new array).
+	s3.opts.OnSubmit = nil
+	if v, err := s3.Score("ab"); err != nil || v != 2 {
+		t.Errorf("Score again = %v, %v", v, err)
+	}
+	if n := len(readLog(t, count)); n != len(objs)+1 {
+		t.Errorf("%d evaluations in all, want %d", n, len(objs)+1)
+	}
+}
