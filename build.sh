@@ -11,6 +11,9 @@
 # where CMake builds the native libraries and what the Go code links against;
 # TLBO_CACHE (default ~/.cache/tlbo-native) holds a Go toolchain fetched by this
 # script. Every step is idempotent: a second run installs and rebuilds nothing.
+# ./build.sh test also installs slurm-wlm and munge and starts a one-node Slurm cluster
+# (testdata/slurm/start.sh, as root or through sudo) for internal/external's integration
+# test, unless TLBO_SKIP_SLURM=1, which skips that test.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -19,6 +22,9 @@ TLBO_CACHE=${TLBO_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tlbo-native}
 
 APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates
   librdkit-dev rdkit-data libboost-dev libcairo2-dev)
+# What ./build.sh test adds: the one-node Slurm cluster of testdata/slurm/start.sh, which
+# internal/external's integration test submits job arrays to.
+TEST_APT_PACKAGES=(slurm-wlm munge)
 # The tag that drops the checkout's default build/ from the #cgo lines (torch/cgo.go):
 # this script passes the library directory itself.
 GO_TAG=tlbo_libdir
@@ -192,6 +198,26 @@ install_to() {
   cmake --install "$BUILD_DIR" --prefix "$prefix" >&2
 }
 
+# start_slurm: a Slurm cluster for internal/external's integration test: one that answers
+# already, else the one-node cluster of testdata/slurm/start.sh (slurm-wlm and munge installed
+# first). TLBO_SKIP_SLURM=1 installs and starts nothing, and the test says it skips.
+start_slurm() {
+  if [ "${TLBO_SKIP_SLURM:-}" = 1 ]; then
+    say "TLBO_SKIP_SLURM=1: no Slurm cluster; the Slurm integration test is skipped"
+    return
+  fi
+  if command -v sinfo >/dev/null && [ -n "$(timeout 10 sinfo -h -t idle,mixed,allocated -o %n 2>/dev/null)" ]; then
+    return
+  fi
+  local missing=() p sudo=""
+  for p in "${TEST_APT_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo testdata/slurm/start.sh
+}
+
 # runpath FILE: the DT_RUNPATH (or DT_RPATH) of an ELF file.
 runpath() { readelf -d "$1" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p'; }
 
@@ -269,6 +295,7 @@ case "$cmd" in
     check_tidy
     check_runpaths
     go vet ./...
+    start_slurm
     go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m ./...
     ;;
   install)
