@@ -43,17 +43,41 @@
 // # Slurm
 //
 // Slurm submits each batch of objects as one job array (sbatch --array
-// 0-(n-1)) in a directory of its own under the run directory, which must be
-// on a filesystem that the compute nodes share: manifest.jsonl (the
-// requests, one per array task), job.sh (runs the command on line
-// SLURM_ARRAY_TASK_ID+1 of the manifest, the same protocol as Command, one
-// object per program run), and results/ (per task: the program's output and
-// exit status). Array tasks are polled with squeue -r -t all (no accounting
-// database needed); a task that ends without a reply gets a FailSlurm
-// failure naming its Slurm state (FAILED, CANCELLED, TIMEOUT, ...). Score
-// collects the objects of concurrent calls into one array; the job ids are
-// reported as they are submitted (SlurmOptions.OnSubmit) so that the caller
-// can journal them, and after a restart Attach (or AttachAll) re-attaches to
-// the arrays, reading back the results already written, instead of
-// submitting the objects again.
+// 0-(n-1)) in a directory of its own, Dir/array-NNNN, which must be on a
+// filesystem that the compute nodes share (and so must the files of
+// ObjectFile): manifest.jsonl (the requests, one per array task), job.sh
+// (runs the command on line SLURM_ARRAY_TASK_ID+1 of the manifest: the
+// same protocol as Command, one object per program run), results/ (per
+// task: the program's output, standard error and exit status, the last
+// written when the task is done), logs/ (Slurm's output of each task) and
+// job_id. Tasks are polled by their result files, then with squeue -r -t
+// all (no accounting database needed); a task that ends, or leaves the
+// queue, without a result gets a FailSlurm failure naming its Slurm state
+// (FAILED, CANCELLED, TIMEOUT, ...). The arrays outlive the executor:
+// Close leaves them running.
+//
+// # Typical use
+//
+// The loop calls Score from as many goroutines as evaluations run at once:
+//
+//	obj, err := external.NewCommand(cmdline, external.CommandOptions{Workers: n, Timeout: t})
+//	defer obj.Close()
+//	score, err := obj.Score(smiles) // err: a *Failure, the reason to journal
+//
+// On Slurm, Score calls made within BatchWindow of each other share one
+// array. The caller journals each array's job id when OnSubmit reports it
+// (before any of its results come back), and on --resume re-attaches to
+// the arrays its journal has pending before evaluating their objects again:
+//
+//	s, err := external.NewSlurm(cmdline, external.SlurmOptions{Dir: runDir + "/slurm",
+//		Args: slurmArgs, OnSubmit: func(j external.Job) { journal(j.ID, j.Objects) }})
+//	for _, id := range pendingJobIDs { // from the journal
+//		s.Attach(id)
+//	}
+//	score, err := s.Score(smiles) // an attached object's result, not a new array task
+//
+// An attached object's result is kept until one Score call takes it.
+// AttachAll attaches every array in Dir instead, including one submitted
+// just before a crash whose id no journal holds (found by its job name);
+// it suits a loop that evaluates each object at most once.
 package external

@@ -263,4 +263,16 @@ func TestSlurmAttach(t *testing.T) {
 	if n := len(readLog(t, count)); n != len(objs)+1 {
 		t.Errorf("%d evaluations in all, want %d", n, len(objs)+1)
 	}
+	// Submit: Score calls for its objects wait for its tasks.
+	sub, err := s3.Submit([]string{"xyz", "q"})
+	if err != nil || len(sub.Objects) != 2 {
+		t.Fatalf("Submit = %+v, %v", sub, err)
+	}
+	s3.opts.OnSubmit = func(j Job) { t.Errorf("submitted %+v besides the array of Submit", j) }
+	if scores, errs := scoreAll(s3, []string{"q", "xyz"}); errs[0] != nil || errs[1] != nil || scores[0] != 1 || scores[1] != 3 {
+		t.Errorf("Score of submitted objects = %v, %v", scores, errs)
+	}
+	if n := len(readLog(t, count)); n != len(objs)+3 {
+		t.Errorf("%d evaluations in all, want %d", n, len(objs)+3)
+	}
 }
