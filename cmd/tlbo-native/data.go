@@ -77,12 +77,13 @@ func scoreCommand() *cli.Command {
 	}
 }
 
-// codecFlags are the flags encode and decode share.
-func codecFlags(t task.Task) []cli.Flag {
+// codecFlags are the flags encode and decode share; in and out describe
+// their files.
+func codecFlags(t task.Task, in, out string) []cli.Flag {
 	return []cli.Flag{taskFlag(t, true),
 		&cli.StringFlag{Name: "vae", Usage: "checkpoint FILE.pt (with FILE.json, which names the network and so the task)", Required: true, TakesFile: true},
-		&cli.StringFlag{Name: "in", Required: true, TakesFile: true},
-		&cli.StringFlag{Name: "out", Required: true},
+		&cli.StringFlag{Name: "in", Usage: in, Required: true, TakesFile: true},
+		&cli.StringFlag{Name: "out", Usage: out, Required: true},
 		cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
 	}
 }
@@ -115,7 +116,9 @@ func encodeCommand() *cli.Command {
 			"that disagrees is refused); molecules are featurised over the checkpoint's own vocabulary.",
 		verb:    task.VerbEncode,
 		fromVAE: true,
-		flags:   codecFlags,
+		flags: func(t task.Task) []cli.Flag {
+			return codecFlags(t, "objects in the task's format", "encoder means, .npy (n x latent, float64)")
+		},
 		action: func(c *cli.Context, t task.Task) error {
 			env, err := codecEnv(c, t, task.VerbEncode)
 			if err != nil {
@@ -136,7 +139,7 @@ func decodeCommand() *cli.Command {
 		verb:    task.VerbDecode,
 		fromVAE: true,
 		flags: func(t task.Task) []cli.Flag {
-			return append(codecFlags(t),
+			return append(codecFlags(t, "latent points, .npy (n x latent, float64 or float32)", "decoded objects in the task's format"),
 				&cli.Uint64Flag{Name: "seed", Usage: "seed of stochastic decoding"},
 				&cli.BoolFlag{Name: "greedy", Usage: "decode deterministically (the most likely choice at each step)"},
 				&cli.IntFlag{Name: "attempts", Usage: "stochastic decodings per point (0: the network's default)"})

@@ -67,8 +67,8 @@ func (v taskVerb) dispatch(c *cli.Context) error {
 				return err
 			}
 		}
-	case v.fromVAE && vae != "" && !help:
-		if t, err = task.ForCheckpoint(vae); err != nil {
+	case v.fromVAE && vae != "":
+		if t, err = task.ForCheckpoint(vae); err != nil && !help {
 			return fmt.Errorf("--vae: %w (or give --task)", err)
 		}
 	}
