@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sync"
 )
 
 // Query is the journal record of one evaluated query.
@@ -185,6 +186,13 @@ type Eval struct {
 	At      float64 `json:"t,omitempty"`
 }
 
+// Job is the journal record of a job that evaluates queries outside the
+// process (a Slurm job array of a Submitter task), written when it was
+// submitted.
+type Job struct {
+	ID string `json:"id"`
+}
+
 // record is one journal line: exactly one field is set.
 type record struct {
 	Query   *Query   `json:"query,omitempty"`
@@ -192,6 +200,7 @@ type record struct {
 	Stop    *Stop    `json:"stop,omitempty"`
 	Round   *Round   `json:"round,omitempty"`
 	Eval    *Eval    `json:"eval,omitempty"`
+	Job     *Job     `json:"job,omitempty"`
 }
 
 // journal appends records to a JSON-lines file, each flushed to disk before
@@ -199,6 +208,7 @@ type record struct {
 type journal struct {
 	path string
 	f    *os.File
+	mu   sync.Mutex // a Submitter's jobs are journaled from its goroutines
 }
 
 // openJournal opens path for appending, truncated to size bytes (dropping
@@ -226,6 +236,8 @@ func (j *journal) append(rec record) error {
 		return fmt.Errorf("journal %s: encode record: %w", j.path, err)
 	}
 	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
@@ -274,13 +286,13 @@ func readJournal(path string) (recs []record, size int64, torn string, err error
 // check verifies that exactly one field is set and that numbers are sane.
 func (r record) check() error {
 	n := 0
-	for _, set := range []bool{r.Query != nil, r.Version != nil, r.Stop != nil, r.Round != nil, r.Eval != nil} {
+	for _, set := range []bool{r.Query != nil, r.Version != nil, r.Stop != nil, r.Round != nil, r.Eval != nil, r.Job != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("record has %d of query/version/stop/round/eval, want exactly one", n)
+		return fmt.Errorf("record has %d of query/version/stop/round/eval, want exactly one of query/version/stop/round/eval/job", n)
 	}
 	if rd := r.Round; rd != nil {
 		if len(rd.Queries) == 0 || len(rd.Pending) == 0 {

@@ -488,22 +488,37 @@ func (b *roundBuilder[O]) ballFallback(u []float64) (bool, *Stop, error) {
 	return false, nil, nil
 }
 
-// ballPoints draws fallbackBatch points uniformly in the ball of radius rho
-// around u, clipped to [lower, upper], in the unit box (us) and the latent
-// space (zs).
+// ballPoints draws fallbackBatch points uniformly in the intersection of
+// the ball of radius rho around u with [lower, upper] (rejection sampling:
+// clipping would pile points onto the box's faces, where a proposal near a
+// corner finds only more of what it already found), in the unit box (us)
+// and the latent space (zs).
 func (b *roundBuilder[O]) ballPoints(rng *rand.Rand, u []float64, rho float64, lower, upper []float64) (us, zs [][]float64) {
 	d := len(u)
 	for range fallbackBatch {
-		dir := make([]float64, d)
-		norm := 0.0
-		for k := range dir {
-			dir[k] = rng.NormFloat64()
-			norm += dir[k] * dir[k]
-		}
-		radius := rho * math.Pow(rng.Float64(), 1/float64(d)) / math.Sqrt(norm)
 		p := make([]float64, d)
-		for k := range p {
-			p[k] = math.Min(upper[k], math.Max(lower[k], u[k]+radius*dir[k]))
+		for try := 0; ; try++ {
+			if try == ballTries { // the ball barely meets the box: a uniform point of the box
+				for k := range p {
+					p[k] = lower[k] + rng.Float64()*(upper[k]-lower[k])
+				}
+				break
+			}
+			dir := make([]float64, d)
+			norm := 0.0
+			for k := range dir {
+				dir[k] = rng.NormFloat64()
+				norm += dir[k] * dir[k]
+			}
+			radius := rho * math.Pow(rng.Float64(), 1/float64(d)) / math.Sqrt(norm)
+			inside := true
+			for k := range p {
+				p[k] = u[k] + radius*dir[k]
+				inside = inside && p[k] >= lower[k] && p[k] <= upper[k]
+			}
+			if inside {
+				break
+			}
 		}
 		z := make([]float64, d)
 		b.fit.nz.InverseVec(z, p)
@@ -511,6 +526,10 @@ func (b *roundBuilder[O]) ballPoints(rng *rand.Rand, u []float64, rho float64, l
 	}
 	return us, zs
 }
+
+// ballTries bounds the draws of one fallback point from the ball before a
+// uniform point of the box is taken instead.
+const ballTries = 100
 
 // bestNovel returns the index of the novel valid decode with the best
 // acquisition value (the first novel one without a GP), or -1.

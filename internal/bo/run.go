@@ -148,12 +148,14 @@ type runner[O any] struct {
 	tr TrustRegion
 	// exhausted says why no novel object could be found (the run ends).
 	exhausted string
-	stopped   bool // the current version's inner loop has stopped (tau)
-	loaded    bool // the model holds the current version's weights
-	surReady  bool // the surrogate holds the current version's points
-	sur       surrogate
-	encodeS   float64 // encoding time to charge to the next query
-	reported  int     // queries reported through Progress (RepeatsSkip)
+	// jobs are the journaled jobs of a Submitter task.
+	jobs     []string
+	stopped  bool // the current version's inner loop has stopped (tau)
+	loaded   bool // the model holds the current version's weights
+	surReady bool // the surrogate holds the current version's points
+	sur      surrogate
+	encodeS  float64 // encoding time to charge to the next query
+	reported int     // queries reported through Progress (RepeatsSkip)
 
 	journal *journal
 }
@@ -305,12 +307,33 @@ func (r *runner[O]) open(data Data[O]) error {
 		return fmt.Errorf("bo: %w", err)
 	}
 	r.journal = j
+	r.attachJobs()
 	// results.npz may lag the journal by the query a kill interrupted.
 	if err := r.writeResults(); err != nil {
 		j.close()
 		return err
 	}
 	return nil
+}
+
+// attachJobs lets a Submitter task journal its jobs and re-attaches it to
+// the jobs journaled before a resume, whose results it then reads back
+// instead of submitting their objects again.
+func (r *runner[O]) attachJobs() {
+	s, ok := any(r.task).(Submitter)
+	if !ok {
+		return
+	}
+	s.OnSubmit(func(id string) {
+		if err := r.journal.append(record{Job: &Job{ID: id}}); err != nil {
+			r.logf("warning: job %s: %v", id, err)
+		}
+	})
+	for _, id := range r.jobs {
+		if err := s.Attach(id); err != nil {
+			r.logf("note: job %s: %v; its unfinished evaluations are submitted again", id, err)
+		}
+	}
 }
 
 // start sets the retraining data to the labelled start.
@@ -378,6 +401,8 @@ func (r *runner[O]) replay(recs []record) error {
 			if err := r.applyEval(*rec.Eval); err != nil {
 				return err
 			}
+		case rec.Job != nil:
+			r.jobs = append(r.jobs, rec.Job.ID)
 		case rec.Query != nil:
 			q := *rec.Query
 			if r.cfg.Repeats == RepeatsSkip {

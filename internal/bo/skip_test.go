@@ -581,3 +581,68 @@ func copyRun(t *testing.T, src, dst, journal string) {
 	os.WriteFile(filepath.Join(dst, bo.ConfigFile), b, 0o644)
 	os.WriteFile(filepath.Join(dst, bo.JournalFile), []byte(journal), 0o644)
 }
+
+// submitTask reports a job per evaluation, as a Slurm executor reports its
+// arrays, and records the jobs it is asked to re-attach to.
+type submitTask struct {
+	botest.Task
+	mu       *sync.Mutex
+	onSubmit *func(string)
+	attached *[]string
+}
+
+func (s submitTask) Score(x []float64) (float64, error) {
+	s.mu.Lock()
+	f := *s.onSubmit
+	s.mu.Unlock()
+	if f != nil {
+		f("job-" + s.Task.Key(x))
+	}
+	return s.Task.Score(x)
+}
+
+func (s submitTask) OnSubmit(f func(string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*s.onSubmit = f
+}
+
+func (s submitTask) Attach(job string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*s.attached = append(*s.attached, job)
+	return nil
+}
+
+// TestSubmitterJobs: the jobs a task reports are journaled, and a resumed
+// run hands every journaled job back to the task before evaluating.
+func TestSubmitterJobs(t *testing.T) {
+	p, data := newToy(t)
+	newTask := func() (submitTask, *[]string) {
+		var f func(string)
+		var attached []string
+		return submitTask{Task: p.Task(), mu: new(sync.Mutex), onSubmit: &f, attached: &attached}, &attached
+	}
+	cfg := toyConfig()
+	cfg.Budget, cfg.Q, cfg.SamplesPerModel = 6, 2, 0
+	dir := t.TempDir()
+	task, attached := newTask()
+	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := journalCount(dir, `"job"`); n != res.Evaluated || len(*attached) != 0 {
+		t.Fatalf("%d jobs journaled for %d evaluations, %d attached; want one each and none attached", n, res.Evaluated, len(*attached))
+	}
+	cfg.Budget = 8
+	task, attached = newTask()
+	if _, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(*attached) != 6 || !strings.HasPrefix((*attached)[0], "job-") {
+		t.Errorf("the resumed run attached %v, want the 6 journaled jobs", *attached)
+	}
+	if n := journalCount(dir, `"job"`); n != 8 {
+		t.Errorf("%d jobs journaled after the resume, want 8", n)
+	}
+}

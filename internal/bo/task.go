@@ -80,3 +80,13 @@ type Data[O any] struct {
 
 // Len returns the number of points.
 func (d Data[O]) Len() int { return len(d.Objects) }
+
+// Submitter is implemented by a Task whose evaluations run as jobs that
+// outlive the process (Slurm job arrays): the loop journals every job the
+// task reports through the callback it sets with OnSubmit, and on resume
+// hands each journaled job to Attach before evaluating, so that jobs still
+// running are awaited instead of submitted again.
+type Submitter interface {
+	OnSubmit(func(job string))
+	Attach(job string) error
+}

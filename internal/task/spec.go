@@ -183,6 +183,10 @@ type Spec[O, E any] struct {
 	Objective func(env *Env) (Objective[O], error)
 	// Dataset returns the training objects, their scores and their source.
 	Dataset func(env *Env) (objs []O, scores []float64, source string, err error)
+	// Text, when set, is an object's text form for a user's program
+	// (--objective command:...), e.g. a design written below dir as an
+	// .npy file, its path; without it a string object is its own text.
+	Text func(env *Env, dir, key string, o O) (string, error)
 	// BuildData writes the data-set files (optional).
 	BuildData func(env *Env, dir string) error
 	// Score runs the score verb (optional).

@@ -37,6 +37,7 @@ func UtilisationRun(dir string, workers, evaluations int, min, max time.Duration
 	}
 	cfg := bo.DefaultConfig()
 	cfg.Budget, cfg.RetrainEvery = evaluations, evaluations
+	cfg.RankK, cfg.InitialRetrainEpochs, cfg.RetrainEpochs = 1e-3, 1, 1
 	cfg.NBest, cfg.NRand, cfg.Inducing = 40, 40, 30
 	cfg.RawSamples, cfg.Restarts = 256, 3
 	cfg.Q, cfg.Evaluators, cfg.Async = workers, workers, async
