@@ -73,6 +73,9 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"authors: the authors' novelty check (perturb, redo, then evaluate the duplicate)"},
 		&cli.IntFlag{Name: "q", Value: d.Q, Usage: "proposals per round, chosen jointly (kriging believer) and evaluated concurrently (--repeats skip)"},
 		&cli.IntFlag{Name: "repeat-tries", Value: d.RepeatTries, Usage: "acquisition steps of a proposal that may end in a known object or an invalid decode before the ball fallback (--repeats skip)"},
+		&cli.IntFlag{Name: "evaluators", Usage: "evaluations run at once (0: q); with --async a new round is proposed as soon as one is free"},
+		&cli.BoolFlag{Name: "async", Usage: "asynchronous rounds: propose as many objects as there are free evaluators as soon as one is free, " +
+			"the running evaluations conditioning the GP as fantasies (--repeats skip)"},
 		&cli.BoolFlag{Name: "trust-region", Usage: "restrict the acquisition to a TuRBO trust region around the incumbent, as LOL-BO (--repeats skip)"},
 		&cli.Float64Flag{Name: "tr-init", Value: d.TR.Init, Usage: "trust region: initial side length in the normalised latent box"},
 		&cli.Float64Flag{Name: "tr-min", Value: d.TR.Min, Usage: "trust region: restart below this length"},
@@ -129,6 +132,7 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
+	cfg.Evaluators, cfg.Async = c.Int("evaluators"), c.Bool("async")
 	cfg.TR = bo.TrustRegionConfig{Init: c.Float64("tr-init"), Min: c.Float64("tr-min"), Max: c.Float64("tr-max"),
 		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
