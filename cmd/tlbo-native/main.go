@@ -86,6 +86,6 @@ func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "bench",
 		Usage:       "time a hot path and print its median milliseconds, or measure a task's data structures",
-		Subcommands: []*cli.Command{benchSGPREvalCommand(), benchBOStepCommand()},
+		Subcommands: []*cli.Command{benchSGPREvalCommand(), benchBOStepCommand(), benchEvaluatorsCommand()},
 	}
 }

@@ -1,5 +1,5 @@
 // Package botest is a small synthetic task and model for fast tests of the BO
-// loop (test helpers; no production code imports it): objects are points x of R^D, decoded from a latent z of R^d by a
+// loop (the loop's tests, and the toy run of bench evaluators): objects are points x of R^D, decoded from a latent z of R^d by a
 // fixed random linear map, x = round(A (z + c) + noise, 3 decimals); the
 // objective is log(1 + |x - x*|²) (lower is better) for a target x* = A z*
 // inside the latent prior. Latent points far from the centre, |z + c| >
