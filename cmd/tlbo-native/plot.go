@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/tlbo-native/tlbo-native/internal/analysis"
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
@@ -24,7 +25,7 @@ import (
 func plotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plot",
-		Usage:     "plot the best score against the number of distinct evaluations of one or more runs",
+		Usage:     "plot the best score (or the top-10 mean) against the number of distinct evaluations (oracle calls) of one or more runs",
 		ArgsUsage: "RUN_DIR...",
 		Description: "The x-axis counts distinct evaluations: 0 is the labelled start, 1 the first object\n" +
 			"evaluated; a repeat of an object already evaluated in the run, a score known from the data and\n" +
@@ -32,11 +33,15 @@ func plotCommand() *cli.Command {
 			"one curve, their mean over the length of the run with fewest distinct evaluations, with a band\n" +
 			"of one standard deviation; the legend names the settings that differ and counts the runs and\n" +
 			"seeds (from the runs' configurations). Runs of different tasks or directions (maximised,\n" +
-			"minimised) are refused.",
+			"minimised) are refused.\n\n" +
+			"--metric top10 draws the PMO benchmark's curve instead: the mean of the 10 best scores so far (of\n" +
+			"all while fewer) against oracle calls, counted as analyze pmo counts them: a run's initial calls\n" +
+			"(optimize --initial), then its distinct evaluations; x = 1 is the first call. Maximised runs only.",
 		Flags: []cli.Flag{
 			// Not Required: urfave would demand it of the subcommands too.
 			&cli.StringFlag{Name: "out", Usage: "output PNG file (required)"},
 			&cli.StringFlag{Name: "title", Usage: "plot title"},
+			&cli.StringFlag{Name: "metric", Value: "best", Usage: "best (the best score) or top10 (the top-10 mean against oracle calls, PMO's)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -56,18 +61,27 @@ func plotCommand() *cli.Command {
 			if err := bo.CheckAxis(curves); err != nil {
 				return fmt.Errorf("plot: %w", err)
 			}
-			groups := bo.GroupCurves(curves)
-			if err := writeBestPlot(c.String("out"), c.String("title"), groups); err != nil {
-				return err
-			}
-			for _, g := range groups {
-				var distinct, queries, known []int
-				for _, r := range g.Runs {
-					distinct, queries, known = append(distinct, r.Distinct()), append(queries, r.Queries), append(known, r.Known)
+			switch c.String("metric") {
+			case "best":
+				groups := bo.GroupCurves(curves)
+				if err := writeBestPlot(c.String("out"), c.String("title"), groups); err != nil {
+					return err
 				}
-				last := len(g.Mean) - 1
-				fmt.Printf("%s: %s, %s distinct evaluations of %s queries (%s repeats avoided), best after %d: %.4g ± %.2g\n",
-					label(g), g.Count(), span(distinct), span(queries), span(known), last, g.Mean[last], g.Std[last])
+				for _, g := range groups {
+					var distinct, queries, known []int
+					for _, r := range g.Runs {
+						distinct, queries, known = append(distinct, r.Distinct()), append(queries, r.Queries), append(known, r.Known)
+					}
+					last := len(g.Mean) - 1
+					fmt.Printf("%s: %s, %s distinct evaluations of %s queries (%s repeats avoided), best after %d: %.4g ± %.2g\n",
+						label(g), g.Count(), span(distinct), span(queries), span(known), last, g.Mean[last], g.Std[last])
+				}
+			case "top10":
+				if err := plotTopK(c.String("out"), c.String("title"), curves, 10); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("plot: --metric %q: want best or top10", c.String("metric"))
 			}
 			fmt.Printf("plot %s\n", c.String("out"))
 			return nil
@@ -92,29 +106,83 @@ func span(v []int) string {
 	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
+// axes name a plot's axes: the x label, the y label (and the one of
+// minimised runs), and the x of a curve's first point.
+type axes struct {
+	x, y, yMin string
+	x0         float64
+}
+
+// bestAxes are those of the best score against distinct evaluations.
+var bestAxes = axes{x: "distinct evaluations (0: the labelled start)", y: "best score", yMin: "best score (lower is better)"}
+
+// plotTopK draws the mean of the k best scores against oracle calls (the
+// runs' initial calls, then their distinct evaluations), a curve per group
+// of runs as the best-score plot, and prints a line per group.
+func plotTopK(path, title string, curves []bo.Curve, k int) error {
+	for i, c := range curves {
+		if !c.Maximize {
+			return fmt.Errorf("plot: --metric top%d: %s minimises its objective; the top-k mean is for maximised scores", k, c.Dir)
+		}
+		calls := c.OracleCalls()
+		if len(calls) == 0 {
+			return fmt.Errorf("plot: --metric top%d: %s has no oracle calls yet", k, c.Dir)
+		}
+		scores := make([]float64, len(calls))
+		for j, e := range calls {
+			scores[j] = e.Score
+		}
+		// GroupCurves averages Best across a group's runs: here it holds the
+		// top-k curve, element j after j+1 calls.
+		curves[i].Best = analysis.TopKCurve(scores, k)
+	}
+	groups := bo.GroupCurves(curves)
+	ax := axes{x: "oracle calls (initial calls, then distinct evaluations)", y: fmt.Sprintf("mean of the top %d scores", k), x0: 1}
+	if err := writeCurvePlot(path, title, groups, ax); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		var calls, initial []int
+		for _, r := range g.Runs {
+			calls, initial = append(calls, len(r.Best)), append(initial, len(r.Initial))
+		}
+		last := len(g.Mean) - 1
+		fmt.Printf("%s: %s, %s oracle calls (%s initial), top-%d mean after %d: %.4g ± %.2g\n",
+			label(g), g.Count(), span(calls), span(initial), k, last+1, g.Mean[last], g.Std[last])
+	}
+	return nil
+}
+
 // writeBestPlot draws the groups' mean best score (with a ±1 standard
 // deviation band for groups of several runs) against the number of
 // distinct evaluations and writes a PNG to path atomically.
 func writeBestPlot(path, title string, groups []bo.Group) error {
+	return writeCurvePlot(path, title, groups, bestAxes)
+}
+
+// writeCurvePlot draws the groups' mean curve (with a ±1 standard deviation
+// band for groups of several runs) on the axes ax and writes a PNG to path
+// atomically.
+func writeCurvePlot(path, title string, groups []bo.Group, ax axes) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "distinct evaluations (0: the labelled start)"
+	p.X.Label.Text = ax.x
 	p.X.Tick.Marker = countTicks
-	p.Y.Label.Text = "best score"
+	p.Y.Label.Text = ax.y
 	if len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize {
-		p.Y.Label.Text = "best score (lower is better)"
+		p.Y.Label.Text = ax.yMin
 	}
 	p.Add(plotter.NewGrid())
 	for i, g := range groups {
 		col := plotutil.Color(i)
 		if len(g.Runs) > 1 {
-			band, err := stdBand(g, col)
+			band, err := stdBand(g, col, ax.x0)
 			if err != nil {
 				return fmt.Errorf("plot: %w", err)
 			}
 			p.Add(band)
 		}
-		line, err := plotter.NewLine(meanXYs(g))
+		line, err := plotter.NewLine(meanXYs(g, ax.x0))
 		if err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
@@ -152,23 +220,23 @@ var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ts
 })
 
-func meanXYs(g bo.Group) plotter.XYs {
+func meanXYs(g bo.Group, x0 float64) plotter.XYs {
 	xy := make(plotter.XYs, len(g.Mean))
 	for i, m := range g.Mean {
-		xy[i].X, xy[i].Y = float64(i), m
+		xy[i].X, xy[i].Y = x0+float64(i), m
 	}
 	return xy
 }
 
 // stdBand is the polygon between mean - std and mean + std.
-func stdBand(g bo.Group, col color.Color) (*plotter.Polygon, error) {
+func stdBand(g bo.Group, col color.Color, x0 float64) (*plotter.Polygon, error) {
 	n := len(g.Mean)
 	xy := make(plotter.XYs, 0, 2*n)
 	for i := 0; i < n; i++ {
-		xy = append(xy, plotter.XY{X: float64(i), Y: g.Mean[i] + g.Std[i]})
+		xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] + g.Std[i]})
 	}
 	for i := n - 1; i >= 0; i-- {
-		xy = append(xy, plotter.XY{X: float64(i), Y: g.Mean[i] - g.Std[i]})
+		xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] - g.Std[i]})
 	}
 	poly, err := plotter.NewPolygon(xy)
 	if err != nil {

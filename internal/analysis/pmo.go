@@ -58,12 +58,40 @@ func topKMean(v []float64, k int) float64 {
 	return m
 }
 
+// TopKCurve returns the mean of the k best scores (of all while fewer than
+// k) after each oracle call: element i is the top-k mean of scores[:i+1]
+// (PMO's top-k curve, e.g. top-10 against oracle calls).
+func TopKCurve(scores []float64, k int) []float64 {
+	out := make([]float64, len(scores))
+	top := make([]float64, 0, k+1) // the k best so far, descending
+	for i, s := range scores {
+		j := sort.Search(len(top), func(j int) bool { return top[j] < s })
+		if j < k {
+			top = append(top, 0)
+			copy(top[j+1:], top[j:])
+			top[j] = s
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		m := 0.0
+		for _, x := range top {
+			m += x / float64(len(top))
+		}
+		out[i] = m
+	}
+	return out
+}
+
 // PMORun is the PMO summary of one run.
 type PMORun struct {
 	Dir string
-	// Calls is the number of oracle calls counted (distinct evaluations,
-	// at most the budget).
-	Calls int
+	// Calls is the number of oracle calls counted (initial calls, then
+	// distinct evaluations; at most the budget), Initial the number of
+	// them that were initial calls (bo.Curve.Initial).
+	Calls, Initial int
+	// Evaluations are the oracle calls counted, in order.
+	Evaluations []bo.Evaluation
 	// AUC maps k to the top-k AUC.
 	AUC map[int]float64
 	// Top are the best distinct evaluations, best first.
@@ -72,14 +100,17 @@ type PMORun struct {
 
 // PMO summarises runs of a maximised objective as the PMO benchmark does:
 // the top-k AUC for each k over budget oracle calls, and each run's top
-// evaluations (nTop of them).
+// evaluations (nTop of them). A run's oracle calls are its initial calls
+// (the labelled start when the objective scored it for the run, which PMO
+// charges to the budget) followed by its distinct evaluations
+// (bo.Curve.OracleCalls).
 func PMO(curves []bo.Curve, ks []int, budget, nTop int) ([]PMORun, error) {
 	var out []PMORun
 	for _, c := range curves {
 		if !c.Maximize {
 			return nil, fmt.Errorf("analysis: %s minimises its objective; the PMO metrics are for maximised scores", c.Dir)
 		}
-		ev := c.Evaluations
+		ev := c.OracleCalls()
 		if len(ev) > budget {
 			ev = ev[:budget]
 		}
@@ -87,7 +118,7 @@ func PMO(curves []bo.Curve, ks []int, budget, nTop int) ([]PMORun, error) {
 		for i, e := range ev {
 			scores[i] = e.Score
 		}
-		r := PMORun{Dir: c.Dir, Calls: len(ev), AUC: map[int]float64{}}
+		r := PMORun{Dir: c.Dir, Calls: len(ev), Initial: min(len(c.Initial), len(ev)), Evaluations: ev, AUC: map[int]float64{}}
 		for _, k := range ks {
 			auc, err := TopKAUC(scores, k, PMOEvery, budget)
 			if err != nil {
@@ -95,12 +126,17 @@ func PMO(curves []bo.Curve, ks []int, budget, nTop int) ([]PMORun, error) {
 			}
 			r.AUC[k] = auc
 		}
-		top := append([]bo.Evaluation(nil), ev...)
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Score > top[j].Score })
-		r.Top = top[:min(nTop, len(top))]
+		r.Top = TopEvaluations(ev, nTop)
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// TopEvaluations returns the n best of ev, best first (ties in call order).
+func TopEvaluations(ev []bo.Evaluation, n int) []bo.Evaluation {
+	top := append([]bo.Evaluation(nil), ev...)
+	sort.SliceStable(top, func(i, j int) bool { return top[i].Score > top[j].Score })
+	return top[:min(n, len(top))]
 }
 
 // MeanStd returns the mean and the sample standard deviation (0 for one

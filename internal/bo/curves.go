@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,10 +32,20 @@ type Curve struct {
 	Queries, Known int
 	// Evaluations are the distinct evaluations in order.
 	Evaluations []Evaluation
+	// Initial are the run's initial oracle calls (InitialFile: a labelled
+	// start the objective scored for the run), in order; none when its
+	// labelled start was given.
+	Initial []Evaluation
 }
 
 // Distinct returns the number of distinct evaluations of the run.
 func (c Curve) Distinct() int { return len(c.Best) - 1 }
+
+// OracleCalls returns the run's oracle calls in the order they count (the
+// PMO protocol's): its initial calls, then its distinct evaluations.
+func (c Curve) OracleCalls() []Evaluation {
+	return append(append(make([]Evaluation, 0, len(c.Initial)+len(c.Evaluations)), c.Initial...), c.Evaluations...)
+}
 
 // Field returns the value of a configuration field and whether the run's
 // configuration has it.
@@ -119,8 +130,10 @@ func BestCurve(initial float64, q Queries, maximize bool) []float64 {
 	return out
 }
 
-// ReadCurve reads a run's curve from its results.npz and config.json.
-// Runs written before opt_known existed have no known queries.
+// ReadCurve reads a run's curve from its results.npz and config.json, and
+// its initial oracle calls from InitialFile when its configuration counts
+// some (InitialCallsField). Runs written before opt_known existed have no
+// known queries.
 func ReadCurve(dir string) (Curve, error) {
 	fields, err := ReadConfigFields(dir)
 	if err != nil {
@@ -172,6 +185,18 @@ func ReadCurve(dir string) (Curve, error) {
 		return Curve{}, fmt.Errorf("%s: %d opt_points but %d opt_point_properties", path, len(q.Points), len(q.Scores))
 	case q.Known != nil && len(q.Known) != len(q.Scores):
 		return Curve{}, fmt.Errorf("%s: %d opt_known but %d queries", path, len(q.Known), len(q.Scores))
+	}
+	if v, ok := c.Field(InitialCallsField); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return Curve{}, fmt.Errorf("%s: field %s %q: want a count", filepath.Join(dir, ConfigFile), InitialCallsField, v)
+		}
+		if c.Initial, err = ReadInitial(dir); err != nil {
+			return Curve{}, fmt.Errorf("the run counts %d initial oracle calls: %w", n, err)
+		}
+		if len(c.Initial) != n {
+			return Curve{}, fmt.Errorf("%s: %d initial oracle calls, the configuration counts %d", filepath.Join(dir, InitialFile), len(c.Initial), n)
+		}
 	}
 	c.Best = BestCurve(initial[0], q, c.Maximize)
 	c.Evaluations = q.Evaluations()
@@ -241,7 +266,8 @@ func (g Group) Count() string {
 }
 
 // GroupCurves groups runs by configuration (all fields but the seed and
-// the budget), in the order each configuration first appears.
+// the budget, and the digest of a labelled start drawn with the seed), in
+// the order each configuration first appears.
 func GroupCurves(curves []Curve) []Group {
 	var groups []Group
 	index := map[string]int{}
@@ -272,10 +298,18 @@ func GroupCurves(curves []Curve) []Group {
 // ignoredInGroups are the fields that do not separate configurations.
 var ignoredInGroups = map[string]bool{"seed": true, "budget": true}
 
+// ignoredInGroup reports whether a field of a run whose configuration is fs
+// does not separate configurations: the seed, the budget, and, for a run
+// whose labelled start was drawn with its seed (InitialCallsField), the
+// digest of that start.
+func ignoredInGroup(name string, fs []Field) bool {
+	return ignoredInGroups[name] || (name == "data-sha256" && slices.ContainsFunc(fs, func(f Field) bool { return f.Name == InitialCallsField }))
+}
+
 func groupKey(fs []Field) string {
 	var parts []string
 	for _, f := range fs {
-		if !ignoredInGroups[f.Name] {
+		if !ignoredInGroup(f.Name, fs) {
 			parts = append(parts, f.Name+"="+f.Value)
 		}
 	}

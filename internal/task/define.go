@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -13,7 +14,10 @@ import (
 // task's objects O, and its VAE as the BO loop's model.
 type Defined[O, E any] struct{ s Spec[O, E] }
 
-var _ Task = (*Defined[string, models.Dense])(nil)
+var (
+	_ Task    = (*Defined[string, models.Dense])(nil)
+	_ Diverse = (*Defined[string, models.Dense])(nil)
+)
 
 // Define turns a task package's Spec into a Task for Register; it panics on
 // an incomplete spec (a programming error).
@@ -58,6 +62,27 @@ func (d *Defined[O, E]) Dataset(env *Env) (Dataset[O], error) {
 		return Dataset[O]{}, fmt.Errorf("task %s: data set of %d objects with %d scores", d.s.Name, len(objs), len(scores))
 	}
 	return Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores}, Source: source}, nil
+}
+
+// ErrNoDiversity is Diversity's error for a task that defines none.
+var ErrNoDiversity = errors.New("the task defines no diversity of its objects")
+
+// Diverse is a task that can measure the diversity of a set of its objects
+// (every Defined task is one; Diversity then says ErrNoDiversity when its
+// spec has none).
+type Diverse interface {
+	// Diversity returns the diversity of the objects of keys (a run's
+	// keys, as results.npz holds them).
+	Diversity(keys []string) (float64, error)
+}
+
+// Diversity returns the diversity of the objects of keys under the task's
+// Spec.Diversity, or an error wrapping ErrNoDiversity.
+func (d *Defined[O, E]) Diversity(keys []string) (float64, error) {
+	if d.s.Diversity == nil {
+		return 0, fmt.Errorf("task %s: %w", d.s.Name, ErrNoDiversity)
+	}
+	return d.s.Diversity(keys)
 }
 
 func (d *Defined[O, E]) BuildData(env *Env, dir string) error {

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/models"
@@ -15,9 +16,12 @@ import (
 // objective and model as they are, typed. Files are identified by content,
 // so that a moved run or data directory still resumes: the run's
 // configuration records the checkpoint's digest (bo adds the data's), the
-// data's source and the objective's description. After a successful run the
-// task draws its pictures of the req.Top best objects into the run
-// directory.
+// data's source and the objective's description. When the data set's
+// scores are oracle calls of the run (Spec.InitialCalls: the PMO protocol's
+// starting molecules), their keys and scores go to bo.InitialFile and their
+// number to the configuration, so that analyze pmo and plot count them
+// first. After a successful run the task draws its pictures of the req.Top
+// best objects into the run directory.
 func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, error) {
 	if err := bo.CheckRunDir(req.Options); err != nil {
 		return nil, err
@@ -50,9 +54,22 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	for k, v := range obj.Describe() {
 		extra[k] = v
 	}
+	var initial []bo.Evaluation
+	if d.s.InitialCalls != nil && d.s.InitialCalls(env) {
+		initial = make([]bo.Evaluation, len(ds.Objects))
+		for i, o := range ds.Objects {
+			initial[i] = bo.Evaluation{Object: obj.Key(o), Score: ds.Scores[i]}
+		}
+		extra[bo.InitialCallsField] = strconv.Itoa(len(initial))
+	}
 	cfg.Extra = extra
 	if err := torch.ManualSeed(cfg.Seed); err != nil {
 		return nil, err
+	}
+	if initial != nil {
+		if err := bo.WriteInitial(req.Options.Dir, initial); err != nil {
+			return nil, err
+		}
 	}
 	res, err := bo.Run[O](cfg, obj, m, ds.Data, req.Options)
 	if err != nil || d.s.Plots == nil || req.Top < 1 {

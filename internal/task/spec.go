@@ -183,10 +183,20 @@ type Spec[O, E any] struct {
 	Objective func(env *Env) (Objective[O], error)
 	// Dataset returns the training objects, their scores and their source.
 	Dataset func(env *Env) (objs []O, scores []float64, source string, err error)
+	// InitialCalls, when set and true under env's options, says that the
+	// data set's scores were computed by the objective for the run (the PMO
+	// protocol's starting molecules, the molecule task's optimize
+	// --initial): they are the run's first oracle calls, which Optimize
+	// records in the run directory (bo.InitialFile) for analyze pmo and
+	// plot. Optional.
+	InitialCalls func(env *Env) bool
 	// Text, when set, is an object's text form for a user's program
 	// (--objective command:...), e.g. a design written below dir as an
 	// .npy file, its path; without it a string object is its own text.
 	Text func(env *Env, dir, key string, o O) (string, error)
+	// Diversity, when set, measures the diversity of a set of objects
+	// given by their keys (analyze pmo: its top molecules'). Optional.
+	Diversity func(keys []string) (float64, error)
 	// BuildData writes the data-set files (optional).
 	BuildData func(env *Env, dir string) error
 	// Score runs the score verb (optional).

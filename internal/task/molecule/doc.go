@@ -2,6 +2,45 @@
 // string (Score), the ZINC250K data set (Build) and the JT-VAE cluster
 // vocabulary (BuildVocab, ReadVocab).
 //
+// Objectives. The option --objective (score, optimize, analyze; ParseObjective,
+// the one place that reads it) picks the black box: plogp, penalised logP,
+// the paper's and the default; qed; or one of the 19 PMO (GuacaMol
+// goal-directed) tasks of the objectives package. All are maximised. A
+// molecule that cannot be scored gets the objective's failure score:
+// FailureScore (-4, the authors') for plogp, 0 for QED and the PMO tasks,
+// the score TDC's oracles, which the PMO benchmark calls, give an invalid
+// molecule. A run records the objective's name (Describe; plogp keeps the
+// description of runs made before the option, which names penalised logP),
+// so a resume under another is refused. The data set is labelled by the
+// objective: plogp keeps the data file's scores; another objective scores
+// the training split once, in parallel (--workers), into a cache next to the
+// data set, DIR/molecules.scores/NAME-KEY/shard-*.npz (CachedScores; KEY
+// digests the objective, the data file, the shard size and the cache's
+// version; each shard of 2,048 molecules written atomically when scored, so
+// an interrupted scoring resumes; --cache-dir elsewhere, none off).
+//
+// The PMO protocol (optimize --initial N). PMO counts oracle calls and
+// charges the scoring of a method's starting molecules to its budget, so a
+// run cannot start from the whole labelled ZINC split. With --initial N the
+// data set is N distinct molecules drawn from the training split in the
+// order of a permutation seeded by --seed (those the checkpoint's vocabulary
+// cannot featurise skipped, as the loop retrains on them), scored with the
+// objective (plogp: the file's scores); the task tells the generic flow
+// (task.Spec.InitialCalls) that they are the run's first N oracle calls,
+// which it records in the run directory (bo.InitialFile: keys and scores in
+// order; the configuration's initial-calls) and analyze pmo and plot
+// --metric top10 count before the loop's distinct evaluations. The loop's
+// --budget stays its own count of distinct evaluations: a PMO budget B is
+// --initial N --budget B-N (docs/experiment/pmo.sh). This is the simplest
+// design that keeps the loop, results.npz and resume unchanged: the initial
+// molecules are the labelled start as any data set is, and only their cost
+// is new. The VAE pretrains on unlabelled ZINC, which makes no oracle call.
+//
+// Diversity (analyze pmo's diversity_top10) is TDC's internal diversity:
+// one minus the mean pairwise Tanimoto similarity of the distinct molecules'
+// Morgan bit fingerprints (radius 2, 2048 bits), checked against RDKit's
+// Python (testdata/pmo/make_diversity_fixture.py).
+//
 // Penalised logP is computed as the weighted-retraining / T-LBO code does:
 // (logP - 2.45777691)/1.43341767 + (3.05352042 - SA)/0.83460587 +
 // (0.04861121 - cycle)/0.28746695 with Crippen logP, the RDKit Contrib SA score

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
@@ -33,6 +34,8 @@ const (
 	optLimit     = "n"
 	optRDKitLog  = "rdkit-log"
 	optCacheDir  = "cache-dir"
+	optObjective = task.ObjectiveOption
+	optInitial   = "initial"
 )
 
 // Defaults are the molecule task's hyperparameters (docs/design.md: the
@@ -69,7 +72,7 @@ func init() {
 func TaskSpec() task.Spec[string, jtvae.Example] {
 	return task.Spec[string, jtvae.Example]{
 		Name:     TaskName,
-		Usage:    "molecules (SMILES) scored by penalised logP (JT-VAE; higher is better)",
+		Usage:    "molecules (SMILES) scored by --objective: penalised logP (the paper's), QED or a PMO task (JT-VAE; higher is better)",
 		Defaults: Defaults,
 		Options: []task.Option{
 			task.FileOption(optVocab, "cluster vocabulary file (default: a checkpoint's own vocabulary; for a new network and data, "+
@@ -82,14 +85,25 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			task.IntOption(optLimit, 0, 0, "only the first N molecules of the training split, no validation or test split (0: all)", task.VerbData),
 			task.IntOption(optWorkers, 0, 0, "goroutines featurising molecules (0: all CPUs)",
 				task.VerbData, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
-			task.StringOption(optCacheDir, "", "featurised training molecules cache (default: next to the data set, DIR/molecules.examples; none: off)",
+			task.StringOption(optCacheDir, "", "cache of the featurised training molecules and of their scores under an --objective other than plogp "+
+				"(default: next to the data set, DIR/molecules.examples and DIR/molecules.scores; none: off)",
 				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
+				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
+				"molecules are scored once and cached (--cache-dir)",
+				task.VerbScore, task.VerbOptimize, task.VerbAnalyze),
+			task.IntOption(optInitial, 0, 0, "the PMO protocol: start from N molecules drawn at random (--seed) from the training split "+
+				"and scored with --objective, the run's first N oracle calls (recorded in RUN_DIR/"+bo.InitialFile+
+				" for analyze pmo; --budget counts the loop's calls after them); 0: the whole training split with its scores, no calls",
+				task.VerbOptimize),
 			task.BoolOption(optRDKitLog, "let RDKit print its own log lines on stderr",
 				task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbEncode, task.VerbDecode, task.VerbAnalyze),
 		},
 		Networks:     []string{jtvae.NetworkKind},
-		Objective:    func(*task.Env) (task.Objective[string], error) { return Objective{}, nil },
+		Objective:    objective,
 		Dataset:      dataset,
+		InitialCalls: func(env *task.Env) bool { return env.Opts.Int(optInitial) > 0 },
+		Diversity:    Diversity,
 		BuildData:    buildData,
 		Score:        scoreArgs,
 		Example:      example,
@@ -104,37 +118,9 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 	}
 }
 
-// Objective is penalised logP, maximised; a molecule that cannot be scored
-// gets FailureScore.
-type Objective struct{}
-
-// Score returns penalised logP of a SMILES string.
-func (Objective) Score(smiles string) (float64, error) { return Score(smiles) }
-
-// FailureScore is the authors' invalid score.
-func (Objective) FailureScore() float64 { return FailureScore }
-
-// Deterministic is true: penalised logP is a function of the molecule.
-func (Objective) Deterministic() bool { return true }
-
-// Maximize is true: higher penalised logP is better.
-func (Objective) Maximize() bool { return true }
-
-// Key is the canonical SMILES without stereo (the authors'
-// standardize_smiles); a SMILES RDKit rejects is its own key.
-func (Objective) Key(smiles string) string {
-	if k, err := Standardize(smiles); err == nil {
-		return k
-	}
-	return smiles
-}
-
-// Parse returns the SMILES of a key (a key is a SMILES).
-func (Objective) Parse(key string) (string, error) { return key, nil }
-
-// Describe records the objective.
-func (Objective) Describe() map[string]string {
-	return map[string]string{"objective": "penalised logP (Crippen logP, SA score, cycle term; normalised over ZINC250K)"}
+// objective is the objective of --objective.
+func objective(env *task.Env) (task.Objective[string], error) {
+	return ParseObjective(env.Opts.String(optObjective))
 }
 
 // bound is the featuriser of the vocabulary that the last verb bound (its
@@ -289,8 +275,15 @@ func sampleVocab() (Vocab, error) {
 
 // dataset returns the training split of `data molecule`'s file (molecules
 // every stage handled), or with --synthetic-data and no file the built-in
-// sample scored here.
+// sample, labelled by --objective: penalised logP from the file's scores
+// (the sample's scored here), another objective's scores computed once and
+// cached (objectiveScores). With --initial N (optimize), only N molecules
+// drawn with the seed and scored with the objective (initialMolecules).
 func dataset(env *task.Env) ([]string, []float64, string, error) {
+	obj, err := ParseObjective(env.Opts.String(optObjective))
+	if err != nil {
+		return nil, nil, "", err
+	}
 	path := env.Opts.String(optMolecules)
 	if path == "" {
 		if dir, err := FindDataDir(env.DataDir); err == nil {
@@ -300,21 +293,46 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 	if path != "" {
 		smiles, scores, err := readTrainSplit(path)
 		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
-			if errors.Is(err, os.ErrNotExist) {
-				err = fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
-			} else if err == nil {
-				smiles, scores, err = useCache(env, path, smiles, scores)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				return nil, nil, "", fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
+			case err != nil:
+				return nil, nil, "", err
+			case env.Opts.Int(optInitial) > 0:
+				return initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
 			}
-			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)), err
+			if obj.f != nil {
+				if scores, err = objectiveScores(env, obj, path, smiles); err != nil {
+					return nil, nil, "", err
+				}
+			}
+			smiles, scores, err = useCache(env, path, smiles, scores)
+			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)) + scoredBy(obj), err
 		}
 	} else if !env.Synthetic {
 		return nil, nil, "", fmt.Errorf("molecule data set: give --%s (a file of `data molecule`) or --data-dir", optMolecules)
 	}
+	source := fmt.Sprintf("synthetic: %d built-in ZINC molecules", len(sampleSmiles))
 	scores := make([]float64, len(sampleSmiles))
 	for i, s := range sampleSmiles {
 		scores[i], _ = Score(s) // FailureScore on error
 	}
-	return append([]string(nil), sampleSmiles...), scores, fmt.Sprintf("synthetic: %d built-in ZINC molecules", len(sampleSmiles)), nil
+	if env.Opts.Int(optInitial) > 0 {
+		return initialMolecules(env, obj, slices.Clone(sampleSmiles), scores, source)
+	}
+	if obj.f != nil {
+		scores = scoreAll(env.Context(), obj, sampleSmiles, env.Opts.Int(optWorkers), nil)
+	}
+	return slices.Clone(sampleSmiles), scores, source + scoredBy(obj), nil
+}
+
+// scoredBy is what a data set's source adds for an objective other than
+// penalised logP, whose sources stay as they were before --objective.
+func scoredBy(obj Objective) string {
+	if obj.f == nil {
+		return ""
+	}
+	return ", scored by " + obj.Name()
 }
 
 // readTrainSplit reads the training split's SMILES and scores from a
@@ -373,7 +391,7 @@ func buildData(env *task.Env, dir string) error {
 	return nil
 }
 
-// scoreArgs prints "SMILES<tab>score" for each SMILES of args (or of the
+// scoreArgs prints "SMILES<tab>score" (under --objective) for each SMILES of args (or of the
 // first field of each of stdin's lines): one line per input in input order,
 // an input that cannot be scored (an empty line included) with the failure
 // score, a tab and the reason. It returns an error after printing every line
@@ -386,15 +404,19 @@ func scoreArgs(env *task.Env, args []string) error {
 			return err
 		}
 	}
-	return scoreLines(env.Stdout, args)
+	obj, err := ParseObjective(env.Opts.String(optObjective))
+	if err != nil {
+		return err
+	}
+	return scoreLines(env.Stdout, obj, args)
 }
 
-// scoreLines writes one line per SMILES of in (see scoreArgs).
-func scoreLines(out io.Writer, in []string) error {
+// scoreLines writes one line per SMILES of in under obj (see scoreArgs).
+func scoreLines(out io.Writer, obj Objective, in []string) error {
 	w := bufio.NewWriter(out)
 	failed := 0
 	for _, s := range in {
-		v, err := Score(s)
+		v, err := obj.Score(s)
 		fmt.Fprintf(w, "%s\t%s", s, strconv.FormatFloat(v, 'g', -1, 64))
 		if err != nil {
 			failed++
@@ -406,7 +428,8 @@ func scoreLines(out io.Writer, in []string) error {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("score molecule: %d of %d molecules failed (their lines: SMILES, the failure score %g, the reason, tab-separated)", failed, len(in), FailureScore)
+		return fmt.Errorf("score molecule: %d of %d molecules failed (their lines: SMILES, the failure score %g, the reason, tab-separated)",
+			failed, len(in), obj.FailureScore())
 	}
 	return nil
 }
