@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The PMO benchmark (Gao et al., NeurIPS 2022 datasets track) on the molecule
+# task: T-LBO and random search on a list of PMO tasks, several seeds each,
+# then `analyze pmo` (top-1/10/100 AUC over the budget's oracle calls, the
+# top-10 diversity) and `plot --metric top10` per task.
+#
+#   docs/experiment/pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]
+#
+# VAE.pt is a JT-VAE pretrained on ZINC (unlabelled: pretraining makes no
+# oracle call). None is shipped yet: pretrain one (`train --task molecule`,
+# docs/experiment/README.md) or import the authors' (`checkpoint import --task
+# molecule`). BUDGET is PMO's oracle-call budget (the benchmark's 10,000, or
+# 1,000 for a short comparison). PMO charges the scoring of a method's
+# starting molecules to the budget: each run starts from INITIAL molecules
+# drawn at random (with the run's seed) from the training split and scored
+# with the task's objective (`optimize --initial`, recorded in
+# RUN_DIR/initial.npz), and its loop gets the rest, BUDGET - INITIAL distinct
+# evaluations; `analyze pmo --budget BUDGET` counts the initial calls first.
+# Default tasks: zaleplon_mpo perindopril_mpo osimertinib_mpo ranolazine_mpo.
+#
+# Settings (environment): SEEDS (default "0 1 2"), METHODS ("tlbo random":
+# tlbo is T-LBO with the soft triplet retraining, random is random search in
+# the encoded data's box, both from VAE.pt), INITIAL (100), DATA_FLAGS (where
+# the data set is, e.g. "--molecules DIR/molecules.npz" or "--data-dir DIR";
+# default: the data directory's molecules.npz), OPT_FLAGS (more optimize
+# flags, e.g. "--retrain-every 100 --inducing 200"), DEVICE (cpu), THREADS
+# (1), TLBO_BIN (bin/tlbo-native).
+#
+# Resumable: rerunning the script continues unfinished runs (optimize
+# --resume), skips finished ones (RUN_DIR.done holds the loop budget they
+# finished; a larger BUDGET extends them) and analyses everything again.
+# Output: OUT_DIR/TASK/METHOD-seedS/ (runs, with .log), OUT_DIR/TASK/pmo-METHOD.txt
+# (analyze pmo), OUT_DIR/TASK/top10.png, and OUT_DIR/summary.txt (the mean
+# AUCs per task and method, and each method's top-10 AUC summed over tasks).
+set -euo pipefail
+usage="usage: pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]"
+vae=${1:?$usage}
+out=${2:?$usage}
+budget=${3:?$usage}
+shift 3
+tasks=("$@")
+[ ${#tasks[@]} -eq 0 ] && tasks=(zaleplon_mpo perindopril_mpo osimertinib_mpo ranolazine_mpo)
+read -r -a seeds <<<"${SEEDS:-0 1 2}"
+read -r -a methods <<<"${METHODS:-tlbo random}"
+read -r -a dataf <<<"${DATA_FLAGS:-}"
+read -r -a optf <<<"${OPT_FLAGS:-}"
+initial=${INITIAL:-100}
+bin=${TLBO_BIN:-bin/tlbo-native}
+if [ ! -f "$vae" ]; then
+  echo "pmo.sh: no checkpoint $vae: give a JT-VAE pretrained on ZINC (none is shipped yet; see the header of $0)" >&2
+  exit 2
+fi
+loop=$((budget - initial))
+if [ "$loop" -lt 1 ]; then
+  echo "pmo.sh: BUDGET $budget leaves no oracle call after the $initial initial ones (INITIAL)" >&2
+  exit 2
+fi
+mkdir -p "$out"
+
+for task in "${tasks[@]}"; do
+  mkdir -p "$out/$task"
+  for method in "${methods[@]}"; do
+    case $method in
+      tlbo) args=(--strategy bo --elbo t) ;;
+      random) args=(--strategy random --elbo t) ;;
+      *) echo "pmo.sh: unknown method $method (tlbo, random)" >&2; exit 2 ;;
+    esac
+    for seed in "${seeds[@]}"; do
+      dir="$out/$task/$method-seed$seed"
+      if [ "$(cat "$dir.done" 2>/dev/null)" = "$loop" ]; then
+        continue
+      fi
+      start=$(date +%s)
+      if "$bin" optimize --task molecule --vae "$vae" --objective "$task" --initial "$initial" --budget "$loop" \
+        --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --resume "${args[@]}" "${dataf[@]}" "${optf[@]}" \
+        --seed "$seed" --run-dir "$dir" >>"$dir.log" 2>&1; then
+        echo "$loop" >"$dir.done"
+        echo "$task $method seed $seed: $(($(date +%s) - start))s, $(grep '^best score' "$dir.log" | tail -1)"
+      else
+        echo "$task $method seed $seed: FAILED, see $dir.log" >&2
+      fi
+    done
+  done
+done
+
+summary="$out/summary.txt"
+echo "PMO on the molecule task: budget $budget oracle calls ($initial initial), seeds ${seeds[*]}, $vae" >"$summary"
+declare -A total
+for task in "${tasks[@]}"; do
+  dirs=()
+  for method in "${methods[@]}"; do
+    mruns=()
+    for seed in "${seeds[@]}"; do
+      dir="$out/$task/$method-seed$seed"
+      if [ -f "$dir/results.npz" ]; then
+        mruns+=(--run "$dir")
+        dirs+=("$dir")
+      fi
+    done
+    [ ${#mruns[@]} -eq 0 ] && continue
+    "$bin" analyze pmo "${mruns[@]}" --budget "$budget" >"$out/$task/pmo-$method.txt"
+    mean=$(grep '^mean of' "$out/$task/pmo-$method.txt")
+    echo "$task $method: $mean" | tee -a "$summary"
+    auc10=$(awk '{for (i = 1; i < NF; i++) if ($i == "auc_top10") print $(i + 1)}' <<<"$mean")
+    total[$method]=$(awk -v a="${total[$method]:-0}" -v b="$auc10" 'BEGIN {printf "%.4f", a + b}')
+  done
+  if [ ${#dirs[@]} -gt 0 ]; then
+    "$bin" plot --metric top10 --title "$task, budget $budget" --out "$out/$task/top10.png" "${dirs[@]}" >/dev/null
+  fi
+done
+for method in "${methods[@]}"; do
+  [ -n "${total[$method]:-}" ] && echo "$method: auc_top10 summed over ${#tasks[@]} tasks ${total[$method]}" | tee -a "$summary"
+done
