@@ -317,7 +317,7 @@ func recoveryCommand() *cli.Command {
 			"(internal/analysis DomainRecovery). Runs are grouped by method: strategy and ELBO of config.json. Writes\n" +
 			"OUT/domain_recovery.txt, .npz and .png.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "task", Required: true, Usage: "task of the runs: " + strings.Join(task.Names(), ", ")},
+			&cli.StringFlag{Name: "task", Usage: "task of the runs (default: the first run's): " + strings.Join(task.Names(), ", ")},
 			&cli.StringSliceFlag{Name: "run", Required: true, Usage: "BO run directory (optimize --run-dir); repeat for several"},
 			&cli.StringSliceFlag{Name: "pretrained", Usage: "pretrained VAE of some runs (.pt), matched to runs by config.json's vae-sha256, reported as l = 0"},
 			&cli.IntFlag{Name: "decodes", Value: 100, Usage: "decodings per latent point"},
@@ -341,7 +341,11 @@ type recoveryRun struct {
 }
 
 func recoveryAction(c *cli.Context) error {
-	t, err := task.Lookup(c.String("task"))
+	name, err := runsTask(c.String("task"), c.StringSlice("run"))
+	if err != nil {
+		return err
+	}
+	t, err := task.Lookup(name)
 	if err != nil {
 		return fmt.Errorf("--task: %w", err)
 	}
@@ -388,6 +392,24 @@ func recoveryAction(c *cli.Context) error {
 	}
 	files, err := analysis.WriteRecovery(c.String("out"), notes, analysis.TabulateRecovery(results))
 	return printFiles(files, err)
+}
+
+// runsTask returns the task of runs: given, or the first run's (its
+// config.json's task field); readRecoveryRuns then refuses a run of another.
+func runsTask(given string, runs []string) (string, error) {
+	if given != "" || len(runs) == 0 {
+		return given, nil
+	}
+	fields, err := bo.ReadConfigFields(runs[0])
+	if err != nil {
+		return "", fmt.Errorf("--run %s: %w", runs[0], err)
+	}
+	for _, f := range fields {
+		if f.Name == "task" {
+			return f.Value, nil
+		}
+	}
+	return "", fmt.Errorf("--run %s: its %s names no task; give --task", runs[0], bo.ConfigFile)
 }
 
 // recoverRun runs the protocol over one run's versions, with progress on

@@ -174,7 +174,8 @@ func TestAnalyzeDomainRecovery(t *testing.T) {
 	recoveryFixture(t, dirs[1], run("lbo", "2"), 4, 5)
 	recoveryFixture(t, dirs[2], run("t", "1"), 6, 7, 8)
 	out := filepath.Join(root, "out")
-	args := []string{"domain-recovery", "--task", "topology", "--decodes", "40", "--candidates", "6", "--threshold", "0.7071",
+	// No --task: the runs' configurations name it.
+	args := []string{"domain-recovery", "--decodes", "40", "--candidates", "6", "--threshold", "0.7071",
 		"--seed", "9", "--out", out, "--pretrained", pre["lbo"], "--pretrained", pre["t"]}
 	for _, d := range dirs {
 		args = append(args, "--run", d)
