@@ -26,6 +26,7 @@ func gpCommand() *cli.Command {
 			&cli.StringFlag{Name: "test-y", Required: true, Usage: "test targets, Q .npy"},
 			&cli.IntFlag{Name: "inducing", Value: 500, Usage: "inducing points M (0 or >= N: exact GP)"},
 			&cli.StringFlag{Name: "kernel", Value: "rbf", Usage: "rbf or matern52"},
+			&cli.BoolFlag{Name: "raw", Usage: "fit inputs and targets as they are, unnormalised (the authors' molecule GP)"},
 			&cli.BoolFlag{Name: "warp", Usage: "learn Kumaraswamy input warping (W-LBO)"},
 			&cli.IntFlag{Name: "max-iter", Usage: "L-BFGS iterations (0: the default, 200)"},
 			&cli.Uint64Flag{Name: "seed", Value: 0, Usage: "seed of the k-means initialisation"},
@@ -62,7 +63,11 @@ func runGP(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	reg, err := gp.FitRegressor(x, y, gp.Options{
+	fit := gp.FitRegressor
+	if c.Bool("raw") {
+		fit = gp.FitRegressorRaw
+	}
+	reg, err := fit(x, y, gp.Options{
 		Inducing: c.Int("inducing"), Kernel: kern, Warp: c.Bool("warp"),
 		Seed: c.Uint64("seed"), MaxIter: c.Int("max-iter"),
 	})

@@ -43,6 +43,27 @@ func FitRegressor(x *mat.Dense, y []float64, opts Options) (*Regressor, error) {
 	return &Regressor{Model: m, Inputs: nz, Targets: st}, nil
 }
 
+// FitRegressorRaw fits a model to x and y as they are, without normalising
+// or standardising them: the authors' molecule GP (their priors set for
+// the unit box meet raw latent points and scores), kept to measure what
+// normalising gains (docs/design.md section 9).
+func FitRegressorRaw(x *mat.Dense, y []float64, opts Options) (*Regressor, error) {
+	if err := checkData(x, y); err != nil {
+		return nil, err
+	}
+	_, d := x.Dims()
+	nz := Normalizer{Lower: make([]float64, d), Upper: make([]float64, d)}
+	for k := range nz.Upper {
+		nz.Upper[k] = 1
+	}
+	st := Standardizer{Mean: 0, Std: 1}
+	m, err := Fit(x, y, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Regressor{Model: m, Inputs: nz, Targets: st}, nil
+}
+
 // Predict returns the predictive mean and variance of a new observation
 // (latent variance plus noise) at x, on the original scales.
 func (r *Regressor) Predict(x []float64) (mean, variance float64) {
