@@ -436,7 +436,8 @@ func jobName(dir string) string {
 
 // jobScript is the array's job script: task i feeds line i+1 of the
 // manifest to the program, keeps its output and standard error, and writes
-// its exit status last (the result is complete when that file exists).
+// its exit status last (the result is complete when that file exists);
+// a task Slurm signals (cancelled, out of time) writes no status.
 func (s *Slurm) jobScript(dir string) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
@@ -453,6 +454,11 @@ func (s *Slurm) jobScript(dir string) string {
 		quoted[i] = shellQuote(a)
 	}
 	b.WriteString("rm -f \"$d/results/$i.status\"\n")
+	// Slurm signals a cancelled or timed-out task with SIGTERM, the program
+	// and this script alike: leave without a status file, so that the task's
+	// Slurm state (CANCELLED, TIMEOUT), not the program's exit status, is the
+	// reason of the failure.
+	b.WriteString("trap 'exit 143' TERM INT\n")
 	fmt.Fprintf(&b, "sed -n \"$((i + 1))p\" \"$d/manifest.jsonl\" | %s >\"$d/results/$i.out\" 2>\"$d/results/$i.err\"\n",
 		strings.Join(quoted, " "))
 	b.WriteString("status=$?\n")
