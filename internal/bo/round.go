@@ -164,11 +164,7 @@ func (r *runner[O]) counts(q Query) bool {
 // must not be evaluated again: the objective is deterministic and the object
 // is in the data or was evaluated in the run.
 func (r *runner[O]) isKnown(key string) bool {
-	if !r.task.Deterministic() {
-		return false
-	}
-	_, ok := r.known[key]
-	return ok
+	return r.task.Deterministic() && r.seenKey(key)
 }
 
 // roundBuilder chooses the proposals of one round.

@@ -493,10 +493,11 @@ func (r *runner[O]) roundDone() error {
 	if err := r.writeResults(); err != nil {
 		return err
 	}
-	for i := r.reported; i < len(r.complete()); i++ {
+	done := len(r.complete())
+	for i := r.reported; i < done; i++ {
 		r.progress(StageQuery, &r.queries[i])
 	}
-	r.reported = len(r.complete())
+	r.reported = done
 	return nil
 }
 
