@@ -57,10 +57,33 @@ func TestBetaSchedule(t *testing.T) {
 	if got := FixedBeta(0.04).At(10000); got != 0.04 {
 		t.Errorf("fixed beta: %v", got)
 	}
-	for _, bad := range []BetaSchedule{{Init: -1, Final: 1}, {Init: 1, Final: 0.5}, {Init: 1e-6, Final: 1, Every: 0, Factor: 1.1}} {
+	for _, bad := range []BetaSchedule{{Init: -1, Final: 1}, {Init: 1, Final: 0.5}, {Init: 1e-6, Final: 1, Every: 0, Factor: 1.1},
+		{Init: 0, Final: 1, Every: 10, Factor: 1.1}, {Init: 0, Final: 1, Every: 10, Step: -0.1}, {Init: 0, Final: 1, Every: 0, Step: 0.1}} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// TestLinearBetaFastMolVAE replays fast_molvae's vae_train.py loop (beta used
+// by a step, then raised after 1-based step s when s % 2000 == 0 and
+// s >= 40000, capped at 1) and compares every step with the closed form.
+func TestLinearBetaFastMolVAE(t *testing.T) {
+	b := LinearBeta(0, 1, 0.002, 2000, 39999)
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	beta := 0.0
+	for step := 0; step < 1100000; step++ {
+		if got := b.At(step); math.Abs(got-beta) > 1e-12 {
+			t.Fatalf("0-based step %d: beta %v, fast_molvae %v", step, got, beta)
+		}
+		if s := step + 1; s%2000 == 0 && s >= 40000 {
+			beta = math.Min(1, beta+0.002)
+		}
+	}
+	if beta != 1 {
+		t.Fatalf("the replay never reached max_beta: %v", beta)
 	}
 }
 

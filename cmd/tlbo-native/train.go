@@ -49,7 +49,11 @@ func trainFlags(t task.Task) []cli.Flag {
 		&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate" + def(func(d task.Defaults) string { return fmtFloat(d.LR) })},
 		&cli.Float64Flag{Name: "beta-init", Usage: "KL weight at the start (default: the task's schedule)"},
 		&cli.Float64Flag{Name: "beta-final", Usage: "KL weight at the end of annealing (default: the task's schedule)"},
-		&cli.IntFlag{Name: "beta-warmup", Usage: "steps before beta grows by 1.1 every 10 steps (default: the task's schedule)"},
+		&cli.IntFlag{Name: "beta-warmup", Usage: "steps before beta starts growing (default: the task's schedule)"},
+		&cli.IntFlag{Name: "beta-every", Usage: "steps between two increases of beta (default: the task's schedule)"},
+		&cli.Float64Flag{Name: "beta-step", Usage: "linear annealing: beta grows by this every --beta-every steps, as icml18-jtnn's " +
+			"fast_molvae (0.002 every 2000 after 39999 from 0 to 1); 0: geometric, by --beta-factor (default: the task's schedule)"},
+		&cli.Float64Flag{Name: "beta-factor", Usage: "geometric annealing: beta is multiplied by this every --beta-every steps (default: the task's schedule)"},
 		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none" + def(func(d task.Defaults) string { return fmtFloat(d.GradClip) })},
 		&cli.IntFlag{Name: "latent", Usage: "latent dimension of a new network (0: the task's)"},
 		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "lower the learning rate when the validation loss stalls (PyTorch's " +
@@ -104,6 +108,10 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 	}
 	beta := d.Beta
 	beta.Init, beta.Final, beta.Warmup = floatOr(c, "beta-init", beta.Init), floatOr(c, "beta-final", beta.Final), intOr(c, "beta-warmup", beta.Warmup)
+	beta.Every, beta.Step, beta.Factor = intOr(c, "beta-every", beta.Every), floatOr(c, "beta-step", beta.Step), floatOr(c, "beta-factor", beta.Factor)
+	if err := beta.Validate(); err != nil {
+		return task.TrainRequest{}, fmt.Errorf("--beta-*: %w", err)
+	}
 	req := task.TrainRequest{
 		Opts: models.TrainOptions{ELBO: e, Beta: beta, LR: floatOr(c, "lr", d.LR), BatchSize: intOr(c, "batch-size", d.BatchSize),
 			GradClip: floatOr(c, "grad-clip", d.GradClip), Device: dev, Seed: c.Uint64("seed")},

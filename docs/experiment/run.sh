@@ -12,6 +12,10 @@
 # (e.g. TASK_FLAGS="--designs runs/topology/topology-2000.npz"), $TRAIN_FLAGS
 # to train only (e.g. "--batch-size 64"), $OPT_FLAGS to optimize only (e.g.
 # OPT_FLAGS="--n-best 500 --n-rand 100 --inducing 100" for a reduced GP).
+# VAE_LBO and VAE_T name ready checkpoints (e.g. pretrained/expression-lbo.pt)
+# instead of pretraining (EPOCHS is then ignored). METHODS picks the runs
+# (default "random lbo tlbo"; also lbo-q10tr: LBO with --q 10 --trust-region,
+# and lbo-best1: LBO with EI's incumbent the best target, --best-quantile 1).
 set -euo pipefail
 out=${1:?usage: run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]}
 epochs=${2:?usage: run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]}
@@ -28,15 +32,19 @@ read -r -a optf <<<"${OPT_FLAGS:-}"
 mkdir -p "$out"
 
 source "$(dirname "$0")/pretrain.sh"
-vae_lbo=$(pretrain lbo)
-vae_t=$(pretrain t)
+vae_lbo=${VAE_LBO:-$(pretrain lbo)}
+vae_t=${VAE_T:-$(pretrain t)}
+read -r -a methods <<<"${METHODS:-random lbo tlbo}"
 
 for seed in "${seeds[@]}"; do
-  for method in random lbo tlbo; do
+  for method in "${methods[@]}"; do
     case $method in
       random) args=(--strategy random --elbo lbo --vae "$vae_lbo") ;;
       lbo) args=(--strategy bo --elbo lbo --vae "$vae_lbo") ;;
       tlbo) args=(--strategy bo --elbo t --vae "$vae_t") ;;
+      lbo-q10tr) args=(--strategy bo --elbo lbo --vae "$vae_lbo" --q 10 --trust-region) ;;
+      lbo-best1) args=(--strategy bo --elbo lbo --vae "$vae_lbo" --best-quantile 1) ;;
+      *) echo "unknown method $method" >&2; exit 2 ;;
     esac
     dir="$out/$method-seed$seed"
     start=$(date +%s)
