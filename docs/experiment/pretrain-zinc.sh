@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 22: the full-size JT-VAE (hidden 450, latent 56) pretrained from
+# scratch on ZINC250K's whole training split, on icml18-jtnn's fast_molvae
+# schedule (fast_molvae/vae_train.py at d4c425a):
+#   - batch 32, 20 epochs, plain ELBO, molecules drawn uniformly (-k inf);
+#   - Adam: fast_molvae calls scheduler.step() once before training, so its
+#     rate is 1e-3 * 0.9 = 9e-4 from the first step, then x0.9 every 40,000
+#     steps (--lr 9e-4 --lr-decay 0.9 --lr-decay-every 40000), no plateau;
+#   - gradient norm clipped at 50;
+#   - KL weight 0 for 40,000 steps, then +0.002 every 2,000 steps, at most 1
+#     (--beta-step 0.002 --beta-every 2000 --beta-warmup 39999: models.LinearBeta
+#     says why 39,999).
+# Where we differ: fast_molvae shuffles its preprocessed files each epoch; the
+# trainer here draws each epoch's mini-batches uniformly with replacement, and
+# holds out 1% of the training split for the validation loss (the best
+# validation checkpoint is kept beside the last one). ZINC's own validation and
+# test splits are never trained on; the test split measures reconstruction.
+#
+#   docs/experiment/pretrain-zinc.sh OUT [EPOCHS]
+#
+# OUT receives `data molecule`'s files (molecules.npz, vocab.txt built with the
+# linked RDKit, report.txt), the featurisation cache and the checkpoint
+# OUT/molecule-lbo.pt (+ .last.*, saved every 500 steps). Rerunning the same
+# command resumes (data and cache are reused, training continues from .last).
+# Env: TLBO_BIN (default bin/tlbo-native), TLBO_DATA (default ../shared/data),
+# THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2).
+set -euo pipefail
+out=${1:?usage: pretrain-zinc.sh OUT [EPOCHS]}
+epochs=${2:-20}
+bin=${TLBO_BIN:-bin/tlbo-native}
+data=${TLBO_DATA:-../shared/data}
+mkdir -p "$out"
+
+if ! [ -f "$out/molecules.npz" ]; then
+  "$bin" data molecule --data-dir "$data" --out "$out" --workers "${WORKERS:-2}" > "$out/data.log" 2>&1
+fi
+
+ckpt=$out/molecule-lbo.pt
+resume=()
+[ -f "${ckpt%.pt}.last.json" ] && resume=(--resume)
+exec "$bin" train --task molecule --data-dir "$data" --molecules "$out/molecules.npz" --vocab "$out/vocab.txt" \
+  --workers "${WORKERS:-2}" --elbo lbo -k inf --epochs "$epochs" --batch-size 32 --hidden 450 --latent 56 \
+  --lr 9e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
+  --beta-init 0 --beta-final 1 --beta-step 0.002 --beta-every 2000 --beta-warmup 39999 \
+  --val-fraction 0.01 --prior-samples 1000 --checkpoint-every 500 \
+  --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --seed 0 --out "$ckpt" "${resume[@]}" >> "$out/train.log" 2>&1
