@@ -74,14 +74,16 @@ type treeDecode struct {
 // DecodeTrees runs the authors' tree decoder (JTNNDecoder.decode) on the
 // tree halves of z (n, latent: the first LatentTree columns are used), all
 // molecules stepping together, for at most maxSteps steps (0:
-// MaxDecodeSteps): greedy with a nil rng (prob_decode false), else sampled
-// from rng as theirs with prob_decode (expand with probability
-// sigmoid(stop score), the five labels to try drawn without replacement from
-// the softmax; the root is the most likely label either way). It returns
+// MaxDecodeSteps): greedy with nil rngs (prob_decode false), else sampled
+// as theirs with prob_decode, molecule i drawing from rngs[i] only (expand
+// with probability sigmoid(stop score), the five labels to try drawn
+// without replacement from the softmax; the root is the most likely label
+// either way), so that a molecule's tree does not depend on the others in
+// the batch. It returns
 // each molecule's junction tree: nodes in creation order (node 0 the root),
 // each node's neighbours in the authors' order (parent, then children in the
 // order they were finished).
-func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int, rng *rand.Rand) ([]Decoded, error) {
+func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int, rngs []*rand.Rand) ([]Decoded, error) {
 	if maxSteps <= 0 {
 		maxSteps = MaxDecodeSteps
 	}
@@ -90,18 +92,21 @@ func (m *Model) DecodeTrees(z []float32, chem TreeChemistry, maxSteps int, rng *
 		return nil, fmt.Errorf("jtvae decode: %d latent values are not whole rows of %d", len(z), lat)
 	}
 	n := len(z) / lat
+	if rngs != nil && len(rngs) != n {
+		return nil, fmt.Errorf("jtvae decode: %d random streams for %d molecules", len(rngs), n)
+	}
 	var out []Decoded
 	var err error
 	torch.NoGrad(func() {
 		sc := torch.NewScope()
 		defer sc.Close()
 		zt := sc.Own(torch.FromFloat32(z, int64(n), int64(lat))).To(m.Device()).Narrow(1, 0, int64(m.cfg.LatentTree))
-		out, err = m.decodeTrees(sc, zt, chem, maxSteps, rng)
+		out, err = m.decodeTrees(sc, zt, chem, maxSteps, rngs)
 	})
 	return out, err
 }
 
-func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int, rng *rand.Rand) ([]Decoded, error) {
+func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistry, maxSteps int, rngs []*rand.Rand) ([]Decoded, error) {
 	d := m.dec
 	n := int(zt.Shape()[0])
 	hidden := int64(m.cfg.Hidden)
@@ -130,7 +135,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 		if len(active) == 0 {
 			break
 		}
-		if table, err = m.decodeStep(bd, table, zt, dec, active, chem, rng); err != nil {
+		if table, err = m.decodeStep(bd, table, zt, dec, active, chem, rngs); err != nil {
 			return nil, err
 		}
 		if bd.err != nil {
@@ -163,7 +168,7 @@ func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][
 // top five labels in order until one whose slots fit and that the chemistry
 // can assemble becomes a child; otherwise backtrack to the parent (or finish
 // at the root).
-func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rng *rand.Rand) (*torch.Tensor, error) {
+func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) (*torch.Tensor, error) {
 	d := m.dec
 	rows0 := table.Shape()[0]
 	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
@@ -200,11 +205,11 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu())
 	var ranked []int64
 	var err2 error
-	if rng == nil {
+	if rngs == nil {
 		_, order := logits.Sort(1, true)
 		ranked, err2 = order.Narrow(1, 0, 5).Int64s()
 	} else {
-		ranked, err2 = sampleLabels(logits, rng)
+		ranked, err2 = sampleLabels(logits, active, rngs)
 	}
 	if err2 != nil {
 		return nil, fmt.Errorf("jtvae decode: %w", err2)
@@ -216,8 +221,8 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		t := dec[i]
 		xID := t.stack[len(t.stack)-1]
 		expand := stop[k] >= 0
-		if rng != nil {
-			expand = rng.Float64() < 1/(1+math.Exp(-float64(stop[k])))
+		if rngs != nil {
+			expand = rngs[i].Float64() < 1/(1+math.Exp(-float64(stop[k])))
 		}
 		if expand {
 			ok, err := t.expand(xID, ranked[5*k:5*k+5], rows0+int64(k), chem)
@@ -306,19 +311,20 @@ func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemist
 	return false, nil
 }
 
-// sampleLabels draws, for each row of logits, five labels without
-// replacement in proportion to the softmax (torch.multinomial(softmax, 5)).
-func sampleLabels(logits *torch.Tensor, rng *rand.Rand) ([]int64, error) {
+// sampleLabels draws, for each row k of logits (molecule active[k]), five
+// labels without replacement in proportion to the softmax
+// (torch.multinomial(softmax, 5)) from that molecule's stream.
+func sampleLabels(logits *torch.Tensor, active []int, rngs []*rand.Rand) ([]int64, error) {
 	probs, err := logits.Softmax(1).Float64s()
 	if err != nil {
 		return nil, err
 	}
 	v := int(logits.Shape()[1])
 	var out []int64
-	for row := 0; row < len(probs); row += v {
-		p := slices.Clone(probs[row : row+v])
-		for _, k := range SampleWithoutReplacement(p, 5, rng) {
-			out = append(out, int64(k))
+	for k, i := range active {
+		p := slices.Clone(probs[k*v : (k+1)*v])
+		for _, w := range SampleWithoutReplacement(p, 5, rngs[i]) {
+			out = append(out, int64(w))
 		}
 	}
 	return out, nil

@@ -150,7 +150,8 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 // DecodeStats splits decoding time.
 type DecodeStats struct {
 	// Tree is the time of tree decoding (network and can_assemble),
-	// Assembly that of assembly (enumeration, JTMPN scoring, attachment).
+	// Assembly that of assembly (enumeration, JTMPN scoring, attachment),
+	// each summed over the workers (the wall time on one).
 	Tree, Assembly time.Duration
 	// Steps counts dfs_assemble calls, Retries the candidates tried after a
 	// node's first, SecondPasses the molecules assembled again without the
@@ -159,20 +160,38 @@ type DecodeStats struct {
 	Steps, Retries, SecondPasses, Partial, Timeouts int
 }
 
-// Decoder decodes latent points into SMILES with a JT-VAE.
+// add adds o's times and counts to s.
+func (s *DecodeStats) add(o DecodeStats) {
+	s.Tree += o.Tree
+	s.Assembly += o.Assembly
+	s.Steps += o.Steps
+	s.Retries += o.Retries
+	s.SecondPasses += o.SecondPasses
+	s.Partial += o.Partial
+	s.Timeouts += o.Timeouts
+}
+
+// Decoder decodes latent points into SMILES with a JT-VAE, on several
+// goroutines (decode_parallel.go): its fields are read, not written, while
+// Decode runs, and one Decoder serves one Decode call at a time.
 type Decoder struct {
 	m    *jtvae.Model
 	chem *clusterChem
 	// TimeLimit caps each molecule's decoding (0: no cap).
 	TimeLimit time.Duration
-	// Rand, when set, makes decoding stochastic as the authors' prob_decode:
+	// Sampled makes decoding stochastic as the authors' prob_decode:
 	// sampled trees (jtvae.DecodeTrees) and candidates tried in an order
-	// drawn without replacement from softmax(scores) + 1e-7.
-	Rand *rand.Rand
+	// drawn without replacement from softmax(scores) + 1e-7. Row i of a call
+	// draws from its own stream of Seed (rowStream), so that its molecule
+	// does not depend on the other rows or on Workers.
+	Sampled bool
+	// Seed seeds the streams of a sampled decoding.
+	Seed uint64
+	// Workers is the number of goroutines decoding at once (0: one per
+	// CPU); the molecules do not depend on it.
+	Workers int
 	// Stats accumulates over calls of Decode.
 	Stats DecodeStats
-
-	budget []time.Duration // per molecule of the current call
 }
 
 // NewDecoder returns a decoder for m over vocab (the checkpoint's own when
@@ -194,79 +213,36 @@ func NewDecoder(m *jtvae.Model, vocab Vocab) (*Decoder, error) {
 	return &Decoder{m: m, chem: c, TimeLimit: DecodeTimeLimit}, nil
 }
 
-// Slots implements jtvae.TreeChemistry.
-func (d *Decoder) Slots(label int64) []jtvae.Slot { return slices.Clone(d.chem.slots[label]) }
-
-// CanAssemble implements jtvae.TreeChemistry within the molecule's time.
-func (d *Decoder) CanAssemble(mol int, center int64, nbrs []int64, leaf []bool) (bool, error) {
-	ctx, cancel, start := d.molContext(mol)
-	defer cancel()
-	ok, err := d.chem.canAssemble(ctx, center, nbrs, leaf)
-	if d.TimeLimit > 0 {
-		d.budget[mol] -= time.Since(start)
-	}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return false, errTimeUp
-	case err != nil: // RDKit failed on this molecule's clusters: it alone is invalid
-		return false, fmt.Errorf("can_assemble: %v: %w", err, jtvae.ErrGiveUp)
-	}
-	return ok, nil
-}
-
-func (d *Decoder) molContext(mol int) (context.Context, context.CancelFunc, time.Time) {
-	now := time.Now()
-	if d.TimeLimit <= 0 {
-		return context.Background(), func() {}, now
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), now.Add(d.budget[mol]))
-	return ctx, cancel, now
-}
-
-// Decode decodes the rows of z (n x latent), greedily unless Rand is set:
-// smiles[i] is "" and errs[i] says why where row i gives no molecule (it
-// cannot be assembled, ran past TimeLimit, or RDKit failed on it). err is
-// reserved for failures of the whole batch.
+// Decode decodes the rows of z (n x latent), greedily unless Sampled is
+// set, on Workers goroutines: smiles[i] is "" and errs[i] says why where
+// row i gives no molecule (it cannot be assembled, ran past TimeLimit, or
+// RDKit failed on it). err is reserved for failures of the whole batch.
 func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error) {
 	lat := d.m.LatentDim()
 	if len(z) == 0 || len(z)%lat != 0 {
 		return nil, nil, fmt.Errorf("molecule decode: %d latent values are not whole rows of %d", len(z), lat)
 	}
-	n := len(z) / lat
-	d.budget = make([]time.Duration, n)
-	for i := range d.budget {
-		d.budget[i] = d.TimeLimit
+	c := d.newCall(len(z) / lat)
+	trees, err := c.decodeTrees(z)
+	if err == nil {
+		smiles, errs = c.assembleAll(trees, z)
 	}
-	t0 := time.Now()
-	trees, err := d.m.DecodeTrees(z, d, 0, d.Rand)
-	d.Stats.Tree += time.Since(t0)
-	if err != nil {
-		return nil, nil, err
+	for _, s := range c.stats {
+		d.Stats.add(s)
 	}
-	smiles, errs = make([]string, n), make([]error, n)
-	lt := d.m.Config().LatentTree
-	t1 := time.Now()
-	for i, tr := range trees {
-		if errs[i] = tr.Err; errs[i] == nil {
-			smiles[i], errs[i] = d.assemble(i, tr, z[i*lat+lt:(i+1)*lat])
-		}
-		if errors.Is(errs[i], errTimeUp) {
-			d.Stats.Timeouts++
-		}
-	}
-	d.Stats.Assembly += time.Since(t1)
-	return smiles, errs, nil
+	return smiles, errs, err
 }
 
 // assemble turns molecule mol's decoded tree into SMILES (JTNNVAE._decode
-// after the tree decoder).
-func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string, error) {
+// after the tree decoder), counting into st.
+func (c *decodeCall) assemble(mol int, tr jtvae.Decoded, zGraph []float32, st *DecodeStats) (string, error) {
+	d := c.d
 	if len(tr.Labels) == 1 {
 		return d.chem.vocab[tr.Labels[0]], nil
 	}
-	ctx, cancel, _ := d.molContext(mol)
+	ctx, cancel, _ := c.molContext(mol)
 	defer cancel()
-	a := &assembly{chem: d.chem, ctx: ctx, rng: d.Rand, enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
+	a := &assembly{chem: d.chem, ctx: ctx, rng: c.rng(mol), enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
 	defer a.close()
 	if err := a.buildNodes(tr); err != nil {
 		return "", err
@@ -278,15 +254,15 @@ func (d *Decoder) assemble(mol int, tr jtvae.Decoded, zGraph []float32) (string,
 	defer a.scorer.Close()
 	res, _, err := a.pass(true)
 	if err == nil && res == nil {
-		d.Stats.SecondPasses++
+		st.SecondPasses++
 		var pre *chem.Mol
 		if res, pre, err = a.pass(false); res == nil && pre != nil {
 			res = pre
-			d.Stats.Partial++
+			st.Partial++
 		}
 	}
-	d.Stats.Steps += a.total
-	d.Stats.Retries += a.retries
+	st.Steps += a.total
+	st.Retries += a.retries
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", errTimeUp

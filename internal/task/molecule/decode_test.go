@@ -2,7 +2,6 @@ package molecule
 
 import (
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,7 +163,7 @@ func TestDecodeSampled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.Rand = rand.New(rand.NewPCG(5, 6))
+		d.Sampled, d.Seed = true, 5
 		smiles, _, err := d.Decode(z)
 		if err != nil {
 			t.Fatal(err)
@@ -193,4 +192,59 @@ func TestDecodeSampled(t *testing.T) {
 		t.Error("sampled decodes are all the greedy ones")
 	}
 	t.Logf("%d of %d sampled decodes differ from the greedy ones", differ, len(a))
+}
+
+// TestDecodeWorkers: decoding on several workers gives the molecules of
+// one worker, row for row, greedily (the authors' on the fixture) and
+// sampled (each row its own stream), with the same counts; a batch that
+// is not whole rows is refused.
+func TestDecodeWorkers(t *testing.T) {
+	z, want, _ := decodeFixture(t)
+	m := decodeFixtureModel(t)
+	defer m.Close()
+	run := func(workers int, sampled bool, z []float32) ([]string, DecodeStats) {
+		t.Helper()
+		d, err := NewDecoder(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Workers, d.Sampled, d.Seed = workers, sampled, 11
+		smiles, errs, err := d.Decode(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range errs {
+			if (e == nil) != (smiles[i] != "") {
+				t.Errorf("%d workers: row %d: %q with error %v", workers, i, smiles[i], e)
+			}
+		}
+		return smiles, d.Stats
+	}
+	counts := func(s DecodeStats) [5]int {
+		return [5]int{s.Steps, s.Retries, s.SecondPasses, s.Partial, s.Timeouts}
+	}
+	one, st1 := run(1, false, z)
+	if !slices.Equal(one, want) {
+		t.Errorf("one worker: %q, the authors %q", one, want)
+	}
+	zs := z[:12*56]
+	sampled1, _ := run(1, true, zs)
+	for _, w := range []int{2, 3, 7, 0} {
+		got, st := run(w, false, z)
+		if !slices.Equal(got, one) || counts(st) != counts(st1) {
+			t.Errorf("%d workers: %q (%+v), one worker %q (%+v)", w, got, st, one, st1)
+		}
+		if got, _ := run(w, true, zs); !slices.Equal(got, sampled1) {
+			t.Errorf("%d workers, sampled: %q, one worker %q", w, got, sampled1)
+		}
+	}
+	d, err := NewDecoder(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]float32{nil, z[:55], z[:57]} {
+		if _, _, err := d.Decode(bad); err == nil {
+			t.Errorf("%d latent values decoded without an error", len(bad))
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,7 +82,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			task.IntOption(optHidden, 450, 1, "hidden size of a new JT-VAE", task.VerbTrain),
 			task.BoolOption(optCands, "also enumerate every node's attachment candidates (slow)", task.VerbData),
 			task.IntOption(optLimit, 0, 0, "only the first N molecules of the training split, no validation or test split (0: all)", task.VerbData),
-			task.IntOption(optWorkers, 0, 0, "goroutines featurising molecules (0: all CPUs)",
+			task.IntOption(optWorkers, 0, 0, "goroutines featurising and decoding molecules (0: all CPUs)",
 				task.VerbData, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.StringOption(optCacheDir, "", "cache of the featurised training molecules and of their scores under an --objective other than plogp "+
 				"(default: next to the data set, DIR/molecules.examples and DIR/molecules.scores; none: off)",
@@ -158,6 +157,7 @@ func bind(env *task.Env, net models.VAE[jtvae.Example]) error {
 		}
 	}
 	bindVocab(v)
+	setDecodeWorkers(env.Opts.Int(optWorkers))
 	return nil
 }
 
@@ -488,8 +488,9 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 	attempts := 1
 	if !opts.Greedy && opts.Attempts > 0 {
 		attempts = opts.Attempts
-		d.Rand = rand.New(rand.NewPCG(seed, 0x6a7476616564))
+		d.Sampled, d.Seed = true, seed
 	}
+	d.Workers = int(decodeWorkers.Load())
 	lat := m.LatentDim()
 	n := len(z) / lat
 	smiles, errs, err := d.Decode(slices.Repeat(float32s(z), attempts))
