@@ -1,10 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
@@ -210,6 +214,7 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 		fmt.Printf("%2d  %.6g  %s  (query %d, model v%d)\n", i+1, q.Score, q.Object, q.Index+1, q.Version)
 	}
 	fmt.Printf("best score %.6g: %s\n", res.Best, res.BestObject)
+	printFailures(res)
 	cv, err := bo.ReadCurve(dir)
 	if err != nil {
 		return err
@@ -221,6 +226,33 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 	}
 	fmt.Printf("results %s\nplot %s\n", filepath.Join(dir, bo.ResultsFile), plotPath)
 	return nil
+}
+
+// printFailures prints how many evaluations failed (the objective's
+// failure score, e.g. a program's error, timeout or crash) and their
+// reasons, the most frequent first; the journal has each one's.
+func printFailures(res *bo.Result) {
+	count := map[string]int{}
+	n := 0
+	for _, q := range res.Queries {
+		if q.Valid && !q.Known && q.Failure != "" {
+			count[q.Failure]++
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	reasons := slices.Collect(maps.Keys(count))
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
+	fmt.Printf("failed evaluations %d (scored as failures; each with its reason in %s):\n", n, bo.JournalFile)
+	for i, r := range reasons {
+		if i == 5 {
+			fmt.Printf("  ... %d other reasons\n", len(reasons)-i)
+			break
+		}
+		fmt.Printf("  %d x %s\n", count[r], r)
+	}
 }
 
 // reporter shows a run's progress: a progress bar on a terminal, one line

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +54,160 @@ type ExternalRequest struct {
 	// crashed program.
 	Timeout time.Duration
 	Retries int
+}
+
+// The options of a program objective (ProgramOptions), all of the optimize
+// verb.
+const (
+	// BuiltinObjective is the --objective of a task with one built-in
+	// objective (expression, topology).
+	BuiltinObjective = "builtin"
+	// InitialOption draws the run's labelled start from the data set and
+	// scores it with the objective (the PMO protocol's start).
+	InitialOption = "initial"
+	// DataScoresOption takes the data set's own scores (a library the user
+	// scored) as the program's.
+	DataScoresOption = "data-scores"
+	optMaximize      = "maximize"
+	optMinimize      = "minimize"
+	optFailureScore  = "failure-score"
+	optStochastic    = "stochastic"
+	optExecutor      = "executor"
+	optSlurmArgs     = "slurm-args"
+	optEvalTimeout   = "eval-timeout"
+	optEvalRetries   = "eval-retries"
+)
+
+// ProgramOptions returns the options of optimize --objective
+// command:"CMD ARGS" for a task's Spec.Options: the direction, the failure
+// score, the executor and its limits, and how the run's labelled start gets
+// the program's scores (--initial N, --data-scores). own names the options
+// among ObjectiveOption and InitialOption that the task defines itself
+// (the molecule task's named objectives and its PMO --initial); the others
+// are added: an --objective of BuiltinObjective or a program, and an
+// --initial that only a program objective takes.
+func ProgramOptions(own ...string) []Option {
+	var opts []Option
+	if !slices.Contains(own, ObjectiveOption) {
+		opts = append(opts, StringOption(ObjectiveOption, BuiltinObjective, BuiltinObjective+
+			" (the task's own) or "+CommandPrefix+"\"CMD ARGS\": your program, one JSON line per object in, one score line out "+
+			"(README, \"Your own objective\")", VerbOptimize))
+	}
+	if !slices.Contains(own, InitialOption) {
+		opts = append(opts, IntOption(InitialOption, 0, 0, "with a program objective: start from N distinct objects drawn at random (--seed) "+
+			"from the data set and scored by the program, the run's first N oracle calls (RUN_DIR/"+bo.InitialFile+")", VerbOptimize))
+	}
+	return append(opts,
+		BoolOption(DataScoresOption, "with a program objective: the data set's own scores are the program's (a library you scored, "+
+			"imported with its score column by the data verb) instead of --initial", VerbOptimize),
+		BoolOption(optMaximize, "the program's scores are maximised (default: the task's direction)", VerbOptimize),
+		BoolOption(optMinimize, "the program's scores are minimised (default: the task's direction)", VerbOptimize),
+		StringOption(optFailureScore, "", "the score of a failed evaluation of the program (default: the task's; required when "+
+			"--maximize or --minimize turns the task's direction)", VerbOptimize),
+		BoolOption(optStochastic, "the program's scores are noisy: a repeated object is evaluated again instead of reusing its score", VerbOptimize),
+		StringOption(optExecutor, ExecutorLocal, ExecutorLocal+" (--evaluators copies of the program on this machine) or "+ExecutorSlurm+
+			" (each batch of evaluations a Slurm job array under RUN_DIR/slurm, on a filesystem the nodes share)", VerbOptimize),
+		StringOption(optSlurmArgs, "", "arguments of sbatch (e.g. \"--partition=short --mem=2G\"), split as a shell would, without one", VerbOptimize),
+		StringOption(optEvalTimeout, "0", "time limit of one evaluation (e.g. 90s, 10m; 0: none); on Slurm the array's --time", VerbOptimize),
+		IntOption(optEvalRetries, external.DefaultRetries, 0, "restarts of a program that exits while evaluating an object (local)", VerbOptimize),
+	)
+}
+
+// IsProgram reports whether env's --objective is a program.
+func IsProgram(env *Env) bool {
+	_, ok := CommandOf(env.Opts.String(ObjectiveOption))
+	return ok
+}
+
+// externalRequest reads the program objective's options of env; the
+// program runs on evaluators copies at once (local).
+func externalRequest(env *Env, evaluators int) (ExternalRequest, error) {
+	cmd, _ := CommandOf(env.Opts.String(ObjectiveOption))
+	req := ExternalRequest{Command: cmd, Stochastic: env.Opts.Bool(optStochastic), Executor: env.Opts.String(optExecutor),
+		SlurmArgs: env.Opts.String(optSlurmArgs), Evaluators: evaluators, Retries: env.Opts.Int(optEvalRetries)}
+	if req.Retries == 0 {
+		req.Retries = -1 // external: none
+	}
+	switch max, min := env.Opts.Bool(optMaximize), env.Opts.Bool(optMinimize); {
+	case max && min:
+		return req, fmt.Errorf("--%s and --%s: give one", optMaximize, optMinimize)
+	case max:
+		req.Direction = "maximize"
+	case min:
+		req.Direction = "minimize"
+	}
+	if s := strings.TrimSpace(env.Opts.String(optFailureScore)); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return req, fmt.Errorf("--%s %q: want a finite number", optFailureScore, s)
+		}
+		req.FailureScore = &f
+	}
+	if s := strings.TrimSpace(env.Opts.String(optEvalTimeout)); s != "" && s != "0" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return req, fmt.Errorf("--%s %q: want a duration such as 90s or 10m (0: none)", optEvalTimeout, s)
+		}
+		req.Timeout = d
+	}
+	return req, nil
+}
+
+// checkProgramOptions refuses the program objective's options without a
+// program (they would be ignored), and an --objective other than
+// BuiltinObjective for a task whose one objective is built in.
+func checkProgramOptions(env *Env, opts []Option) error {
+	v := env.Opts.String(ObjectiveOption)
+	if _, ok := CommandOf(v); ok {
+		return checkProgramStart(env)
+	}
+	for _, o := range opts {
+		if o.Name == ObjectiveOption && o.Default == BuiltinObjective && v != BuiltinObjective {
+			return fmt.Errorf("--%s %q: want %s (the task's own) or %s\"CMD ARGS\" (your program)", ObjectiveOption, v, BuiltinObjective, CommandPrefix)
+		}
+	}
+	for _, name := range []string{DataScoresOption, optMaximize, optMinimize, optStochastic} {
+		if env.Opts.Bool(name) {
+			return fmt.Errorf("--%s is for a program objective (--%s %s\"CMD ARGS\")", name, ObjectiveOption, CommandPrefix)
+		}
+	}
+	if env.Opts.String(optFailureScore) != "" || env.Opts.String(optSlurmArgs) != "" ||
+		(env.Opts.String(optExecutor) != "" && env.Opts.String(optExecutor) != ExecutorLocal) {
+		return fmt.Errorf("--%s, --%s and --%s are for a program objective (--%s %s\"CMD ARGS\")", optFailureScore, optExecutor,
+			optSlurmArgs, ObjectiveOption, CommandPrefix)
+	}
+	return nil
+}
+
+// checkProgramStart checks a program objective's options, and that the
+// run says how its labelled start gets the program's scores: the data set's
+// built-in scores are not the program's.
+func checkProgramStart(env *Env) error {
+	if _, err := externalRequest(env, 1); err != nil {
+		return err
+	}
+	n, own := env.Opts.Int(InitialOption), env.Opts.Bool(DataScoresOption)
+	switch {
+	case n > 0 && own:
+		return fmt.Errorf("--%s %d and --%s: give one (the start drawn and scored by the program, or the data set's own scores)",
+			InitialOption, n, DataScoresOption)
+	case n == 0 && !own:
+		return fmt.Errorf("--%s %s...: the data set's scores are not the program's; give --%s N (N objects of the data set "+
+			"scored by the program, the run's first oracle calls) or --%s (the data set's own scores are the program's: "+
+			"a library imported with its score column, e.g. data molecule --smiles FILE)", ObjectiveOption, CommandPrefix,
+			InitialOption, DataScoresOption)
+	}
+	return nil
+}
+
+// programObjective starts the program of env's --objective over the
+// task's objective base (its keys and parsing), below the run directory.
+func (d *Defined[O, E]) programObjective(env *Env, dir string, base Objective[O], evaluators int) (*externalObjective[O], error) {
+	req, err := externalRequest(env, evaluators)
+	if err != nil {
+		return nil, err
+	}
+	return d.newExternalObjective(env, dir, base, req)
 }
 
 // CommandOf returns the program of an --objective value and whether it
@@ -138,6 +295,7 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 	e.desc["objective"] = CommandPrefix + req.Command
 	e.desc["objective-maximize"] = fmt.Sprint(e.maximize)
 	e.desc["objective-stochastic"] = fmt.Sprint(req.Stochastic)
+	e.desc["objective-failure-score"] = strconv.FormatFloat(e.failure, 'g', -1, 64)
 	return e, nil
 }
 
@@ -189,6 +347,16 @@ func (e *externalObjective[O]) submitted(j external.Job) {
 	if f != nil {
 		f(j.ID)
 	}
+}
+
+// attachAll re-attaches to every job array of the run's Slurm directory
+// (the labelled start's, before the loop journals any: drawStart).
+func (e *externalObjective[O]) attachAll() error {
+	if e.slurm == nil {
+		return nil
+	}
+	_, err := e.slurm.AttachAll()
+	return err
 }
 
 // Attach re-attaches to a journaled job array (Slurm only).

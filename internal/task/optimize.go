@@ -26,18 +26,32 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	if err := bo.CheckRunDir(req.Options); err != nil {
 		return nil, err
 	}
-	obj, err := d.s.Objective(env)
+	if err := checkProgramOptions(env, d.s.Options); err != nil {
+		return nil, err
+	}
+	own := d.ownEnv(env)
+	obj, err := d.s.Objective(own)
 	if err != nil {
 		return nil, err
 	}
-	m, err := d.openModel(env, req.Model, obj)
+	m, err := d.openModel(own, req.Model, obj)
 	if err != nil {
 		return nil, fmt.Errorf("--vae: %w", err)
 	}
 	defer m.Close()
-	ds, err := d.Dataset(env)
+	ds, err := d.Dataset(own)
 	if err != nil {
 		return nil, err
+	}
+	evaluators := max(req.Config.Evaluators, req.Config.Q, 1)
+	if IsProgram(env) {
+		ext, err := d.programObjective(env, req.Options.Dir, obj, evaluators)
+		if err != nil {
+			return nil, err
+		}
+		defer ext.Close()
+		obj = ext
+		m.key = obj.Key
 	}
 	sum, err := FileDigest(req.Model.Path)
 	if err != nil {
@@ -55,7 +69,14 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		extra[k] = v
 	}
 	var initial []bo.Evaluation
-	if d.s.InitialCalls != nil && d.s.InitialCalls(env) {
+	switch {
+	case d.drawsStart(env):
+		if ds, initial, err = d.drawStart(env, req.Options.Dir, obj, ds, evaluators); err != nil {
+			return nil, err
+		}
+		extra["data-source"] = ds.Source
+		extra[bo.InitialCallsField] = strconv.Itoa(len(initial))
+	case d.s.InitialCalls != nil && d.s.InitialCalls(own):
 		initial = make([]bo.Evaluation, len(ds.Objects))
 		for i, o := range ds.Objects {
 			initial[i] = bo.Evaluation{Object: obj.Key(o), Score: ds.Scores[i]}

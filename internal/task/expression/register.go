@@ -52,9 +52,12 @@ func TaskSpec() task.Spec[string, models.Dense] {
 		Name:     TaskName,
 		Usage:    "univariate arithmetic expressions fitted to a target curve (grammar VAE; lower is better)",
 		Defaults: Defaults,
-		Options: []task.Option{task.StringOption(optTarget, DefaultTarget,
+		Options: append([]task.Option{task.StringOption(optTarget, DefaultTarget,
 			"target expression of x (the data set was scored with the default; the paper writes 1/3 * x * sin(x*x))",
-			task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze)},
+			task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.FileOption(optExpressions, "data: your own library as the data set, one expression per line, optionally a tab "+
+				"and a score (every line or none), written to --out/expression/ for --data-dir", task.VerbData),
+		}, task.ProgramOptions()...),
 		Networks: []string{gvae.NetworkKind},
 		Objective: func(env *task.Env) (task.Objective[string], error) {
 			return newTaskObjective(env.Opts.String(optTarget))
@@ -114,6 +117,11 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 	if err != nil {
 		return nil, nil, "", err
 	}
+	if env.Opts.Bool(task.DataScoresOption) {
+		// A library of the user's, scored by the user: all of it.
+		scores, err := userScores(env, len(ds.Exprs))
+		return ds.Exprs, scores, fmt.Sprintf("%s, all %d with the file's own scores", ds.Source, len(ds.Exprs)), err
+	}
 	sub := ds.Select(Subset(ds.Scores, 0))
 	return sub.Exprs, sub.Scores, fmt.Sprintf("%s, subset of %d, target %s", ds.Source, len(sub.Exprs), ds.Target), nil
 }
@@ -122,6 +130,9 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 func buildData(env *task.Env, dir string) error {
 	if uint64(uint32(env.Seed)) != env.Seed {
 		return fmt.Errorf("seed %d: must be below 2^32 (numpy's seed range)", env.Seed)
+	}
+	if env.Opts.String(optExpressions) != "" {
+		return importLibrary(env, dir)
 	}
 	start := time.Now()
 	d, err := Load(loadOptions(env))

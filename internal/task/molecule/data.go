@@ -278,7 +278,7 @@ func summarise(smiles []string, split []int, res []result) *BuildReport {
 // writeData writes the data set: SMILES as in ZINC, canonical SMILES without
 // stereo, penalised logP (FailureScore where it failed), split (0 train, 1
 // valid, 2 test) and whether every stage succeeded.
-func writeData(path string, smiles []string, split []int, res []result) error {
+func writeData(path string, smiles []string, split []int, res []result, extra ...numpy.Array) error {
 	n := len(smiles)
 	canon, score, sp, ok := make([]string, n), make([]float64, n), make([]int64, n), make([]bool, n)
 	for i, r := range res {
@@ -288,13 +288,13 @@ func writeData(path string, smiles []string, split []int, res []result) error {
 			score[i] = FailureScore
 		}
 	}
-	return numpy.WriteNPZ(path, []numpy.Array{
+	return numpy.WriteNPZ(path, append([]numpy.Array{
 		{Name: "smiles", Shape: []int{n}, Data: smiles},
 		{Name: "canonical", Shape: []int{n}, Data: canon},
 		{Name: "score", Shape: []int{n}, Data: score},
 		{Name: "split", Shape: []int{n}, Data: sp},
 		{Name: "ok", Shape: []int{n}, Data: ok},
-	})
+	}, extra...))
 }
 
 // vocabularies builds the training vocabulary, compares it with the shipped

@@ -26,15 +26,16 @@ func pmoNames() []string {
 
 // ParseObjective returns the objective named by --objective ("" is
 // DefaultObjective). An unknown name is refused with the known ones listed.
-// This is the one place that reads the option, so that other kinds of
-// objective can be added here; a user's program (task.CommandPrefix,
-// "command:...") is refused as not available yet.
+// This is the one place that reads the option. A user's program
+// (task.CommandPrefix, "command:...") is optimize's alone, where the task
+// package wraps the default objective (keys, parsing) and this task never
+// sees it; score and analyze refuse it.
 func ParseObjective(name string) (Objective, error) {
 	switch {
 	case name == "" || name == DefaultObjective:
 		return Objective{}, nil
 	case strings.HasPrefix(name, task.CommandPrefix):
-		return Objective{}, fmt.Errorf("--%s %s: a program as the objective is not available for the molecule task yet (known objectives: %s)",
+		return Objective{}, fmt.Errorf("--%s %s: a program is an objective of optimize only (here: %s)",
 			optObjective, name, strings.Join(ObjectiveNames(), ", "))
 	}
 	o, err := objectives.Lookup(name)

@@ -56,7 +56,7 @@ func TestParseObjective(t *testing.T) {
 				t.Errorf("%q: error %q does not list %s", bad, err, n)
 			}
 		}
-		if strings.HasPrefix(bad, "command:") != strings.Contains(err.Error(), "not available for the molecule task yet") {
+		if strings.HasPrefix(bad, "command:") != strings.Contains(err.Error(), "an objective of optimize only") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

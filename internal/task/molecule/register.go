@@ -34,7 +34,8 @@ const (
 	optRDKitLog  = "rdkit-log"
 	optCacheDir  = "cache-dir"
 	optObjective = task.ObjectiveOption
-	optInitial   = "initial"
+	optInitial   = task.InitialOption
+	optSmiles    = "smiles"
 )
 
 // Defaults are the molecule task's hyperparameters (docs/design.md: the
@@ -73,7 +74,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		Name:     TaskName,
 		Usage:    "molecules (SMILES) scored by --objective: penalised logP (the paper's), QED or a PMO task (JT-VAE; higher is better)",
 		Defaults: Defaults,
-		Options: []task.Option{
+		Options: append([]task.Option{
 			task.FileOption(optVocab, "cluster vocabulary file (default: a checkpoint's own vocabulary; for a new network and data, "+
 				ShippedVocab+" in the data directory); one that differs from the checkpoint's is refused",
 				task.VerbData, task.VerbTrain, task.VerbOptimize, task.VerbEncode, task.VerbAnalyze, task.VerbImport),
@@ -89,15 +90,18 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
 				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
-				"molecules are scored once and cached (--cache-dir)",
+				"molecules are scored once and cached (--cache-dir); optimize also takes "+task.CommandPrefix+"\"CMD ARGS\", your program "+
+				"(README, \"Your own objective\")",
 				task.VerbScore, task.VerbOptimize, task.VerbAnalyze),
 			task.IntOption(optInitial, 0, 0, "the PMO protocol: start from N molecules drawn at random (--seed) from the training split "+
-				"and scored with --objective, the run's first N oracle calls (recorded in RUN_DIR/"+bo.InitialFile+
+				"and scored with --objective (a program included), the run's first N oracle calls (recorded in RUN_DIR/"+bo.InitialFile+
 				" for analyze pmo; --budget counts the loop's calls after them); 0: the whole training split with its scores, no calls",
 				task.VerbOptimize),
 			task.BoolOption(optRDKitLog, "let RDKit print its own log lines on stderr",
 				task.VerbData, task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbEncode, task.VerbDecode, task.VerbAnalyze),
-		},
+			task.FileOption(optSmiles, "data: your own library instead of ZINC250K, one SMILES per line, optionally a score "+
+				"(whitespace-separated; every line or none), all of it the training split", task.VerbData),
+		}, task.ProgramOptions(optObjective, optInitial)...),
 		Networks:     []string{jtvae.NetworkKind},
 		Objective:    objective,
 		Dataset:      dataset,
@@ -298,6 +302,12 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 				return nil, nil, "", fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
 			case err != nil:
 				return nil, nil, "", err
+			case env.Opts.Bool(task.DataScoresOption):
+				if scores, err = readUserScores(path); err != nil {
+					return nil, nil, "", err
+				}
+				smiles, scores, err = useCache(env, path, smiles, scores)
+				return smiles, scores, fmt.Sprintf("%s, training split of %d, the file's own scores", path, len(smiles)), err
 			case env.Opts.Int(optInitial) > 0:
 				return initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
 			}
@@ -311,6 +321,10 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 		}
 	} else if !env.Synthetic {
 		return nil, nil, "", fmt.Errorf("molecule data set: give --%s (a file of `data molecule`) or --data-dir", optMolecules)
+	}
+	if env.Opts.Bool(task.DataScoresOption) {
+		return nil, nil, "", fmt.Errorf("--%s: the built-in sample has no scores of yours (import your library with data molecule --%s FILE)",
+			task.DataScoresOption, optSmiles)
 	}
 	source := fmt.Sprintf("synthetic: %d built-in ZINC molecules", len(sampleSmiles))
 	scores := make([]float64, len(sampleSmiles))
@@ -370,9 +384,13 @@ func readTrainSplit(path string) ([]string, []float64, error) {
 	return s, y, nil
 }
 
-// buildData runs Build into dir with the task's options.
+// buildData runs Build into dir with the task's options (ImportSmiles
+// with --smiles).
 func buildData(env *task.Env, dir string) error {
 	chem.SetLogging(env.Opts.Bool(optRDKitLog))
+	if env.Opts.String(optSmiles) != "" {
+		return importSmiles(env, dir)
+	}
 	data, err := FindDataDir(env.DataDir)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlbo-native/tlbo-native/internal/external"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
@@ -49,7 +50,7 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 		Name:     TaskName,
 		Usage:    "40x40 SIMP designs matched to a held-out target by cosine similarity (conv VAE; higher is better)",
 		Defaults: Defaults,
-		Options: []task.Option{
+		Options: append([]task.Option{
 			task.FileOption(optDesigns, "the data set file (default: topology.npz in the data directory)",
 				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.FileOption(optTarget, "target design (.npy, 40x40 of 0/1); default: a design of the data set drawn by --target-seed",
@@ -57,9 +58,10 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 			task.IntOption(optTargetSeed, 0, 0, "seed of the held-out target's index in the data set",
 				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.IntOption(optN, 10000, 1, "number of designs to solve", task.VerbData),
-		},
+		}, task.ProgramOptions()...),
 		Networks:     []string{conv.NetworkKind},
 		Objective:    objective,
+		Text:         designText,
 		Dataset:      dataset,
 		BuildData:    buildData,
 		Score:        scoreArgs,
@@ -73,6 +75,12 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 		Import:       importCheckpoint,
 		Plots:        plots,
 	}
+}
+
+// designText is a design's text form for a program objective: the path of
+// a uint8 .npy (40 x 40, 0/1) below dir named by a digest of its key.
+func designText(_ *task.Env, dir, key string, d Design) (string, error) {
+	return external.ObjectFile(dir, key, numpy.Array{Shape: []int{Side, Side}, Data: []uint8(d)})
 }
 
 // Objective is the cosine similarity with a target design.

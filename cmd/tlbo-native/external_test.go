@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/task/expression"
+)
+
+// TestProgramObjective runs optimize with a program as the objective, as
+// the README shows: examples/per_file.sh around a shell script that scores
+// an expression by its length and appends it to a file, so that the test
+// sees what the program received and how often. The labelled start is 6
+// expressions of the data set scored by the program (--initial); every
+// object reaches the program once, intact, and a resume with another
+// objective is refused. Options that need a program, or that a program
+// needs, are refused, named.
+func TestProgramObjective(t *testing.T) {
+	data, dir := tinyExpressionData(t), t.TempDir()
+	vae := filepath.Join(dir, "gvae.pt")
+	if err := runCLI("train", "--task", "expression", "--data-dir", data, "--epochs", "1", "--batch-size", "64",
+		"--prior-samples", "0", "--out", vae); err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(dir, "count.txt")
+	script := filepath.Join(dir, "count.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\nwc -c <\"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COUNT", count)
+	perFile, err := filepath.Abs("../../examples/per_file.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := "command:sh " + perFile + " sh " + script
+	run := filepath.Join(dir, "run")
+	args := []string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "4", "--retrain-every", "4",
+		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0.2", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--q", "2", "--evaluators", "2", "--seed", "1",
+		"--run-dir", run}
+	if err := runCLI(append(args, "--objective", program, "--initial", "6")...); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(readFile(t, count), "\n"), "\n")
+	res, err := bo.ReadCurve(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Initial) != 6 || len(lines) != 6+len(res.Evaluations) {
+		t.Fatalf("the program was called %d times for %d initial calls and %d evaluations", len(lines), len(res.Initial), len(res.Evaluations))
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if seen[l] {
+			t.Errorf("%q evaluated twice", l)
+		}
+		seen[l] = true
+		if c, err := expression.Canonical(l); err != nil || c != l {
+			t.Errorf("the program received %q: want an expression in its canonical spaced form (%q, %v)", l, c, err)
+		}
+	}
+	for _, e := range res.OracleCalls() {
+		if want := float64(len(strings.ReplaceAll(e.Object, " ", ""))); e.Score < want {
+			t.Errorf("%q scored %g, want its spaced length + 1 (> %g)", e.Object, e.Score, want)
+		}
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, bo.ConfigFile))), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(run, bo.ConfigFile)), strings.TrimPrefix(program, "command:")) {
+		t.Errorf("config.json does not record the program: %v", cfg)
+	}
+	err = runCLI(append(args, "--resume", "--objective", "command:sh "+perFile+" wc -c", "--initial", "6")...)
+	if err == nil || !strings.Contains(err.Error(), "objective") {
+		t.Errorf("resume with another program: %v, want an error naming the objective", err)
+	}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--objective", program}, "--initial"},
+		{[]string{"--objective", program, "--initial", "3", "--data-scores"}, "give one"},
+		{[]string{"--objective", program, "--initial", "3", "--maximize", "--minimize"}, "--maximize"},
+		{[]string{"--objective", program, "--initial", "3", "--maximize"}, "--failure-score"},
+		{[]string{"--objective", program, "--initial", "3", "--eval-timeout", "soon"}, "--eval-timeout"},
+		{[]string{"--objective", program, "--initial", "3", "--executor", "cloud"}, "--executor"},
+		{[]string{"--objective", "qed"}, "--objective"},
+		{[]string{"--maximize"}, "--maximize"},
+		{[]string{"--executor", "slurm"}, "--executor"},
+		{[]string{"--objective", program, "--data-scores"}, "--data-scores"},
+	} {
+		a := slices.Clone(args)
+		a[len(a)-1] = filepath.Join(t.TempDir(), "r")
+		err := runCLI(append(a, c.extra...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error naming %s", c.extra, err, c.want)
+		}
+	}
+}

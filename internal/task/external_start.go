@@ -1,0 +1,251 @@
+package task
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+)
+
+// StartFile journals the scores of a drawn labelled start (--initial N) as
+// they arrive, one JSON line per object, so that a start killed part-way is
+// resumed without evaluating an object twice; bo.InitialFile holds them
+// once all are in.
+const StartFile = "initial.jsonl"
+
+// startStream is the PCG stream of the generic --initial draw.
+const startStream = 0x7374617274 // "start"
+
+// startRecord is a line of StartFile.
+type startRecord struct {
+	Key     string  `json:"object"`
+	Score   float64 `json:"score"`
+	Failure string  `json:"failure,omitempty"`
+}
+
+// ownEnv is the environment the task's own functions see in a run: with a
+// program objective, its --objective is the task's default (whose keys,
+// parsing and data the program's objective keeps) and a task's own
+// --initial is off (the run draws its start itself, drawStart).
+func (d *Defined[O, E]) ownEnv(env *Env) *Env {
+	if !IsProgram(env) {
+		return env
+	}
+	own := *env
+	own.Opts = maps.Clone(env.Opts)
+	for _, o := range d.s.Options {
+		if o.Name == ObjectiveOption {
+			own.Opts[ObjectiveOption] = o.Zero()
+		}
+	}
+	if d.s.InitialCalls != nil {
+		own.Opts[InitialOption] = 0
+	}
+	return &own
+}
+
+// drawsStart reports whether the run draws its labelled start here: a
+// program objective's --initial N, or --initial N of a task that has no
+// such draw of its own (Spec.InitialCalls).
+func (d *Defined[O, E]) drawsStart(env *Env) bool {
+	return env.Opts.Int(InitialOption) > 0 && (IsProgram(env) || d.s.InitialCalls == nil)
+}
+
+// drawStart is the run's labelled start under --initial N: N distinct
+// objects (by the objective's keys) drawn from the data set in the order of
+// a permutation seeded by env.Seed, skipping those the network cannot take
+// as examples, and scored by obj on workers goroutines, each score appended
+// to dir/StartFile as it arrives. A run whose dir/bo.InitialFile exists
+// reads its scores back (the same draw is required); one whose StartFile
+// holds some evaluates only the others. The returned evaluations are the
+// run's first N oracle calls.
+func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dataset[O], workers int) (Dataset[O], []bo.Evaluation, error) {
+	n := env.Opts.Int(InitialOption)
+	objs, keys, err := d.drawObjects(env, obj, ds, n)
+	if err != nil {
+		return ds, nil, err
+	}
+	scores, failures, err := d.startScores(env, dir, obj, objs, keys, workers)
+	if err != nil {
+		return ds, nil, err
+	}
+	calls := make([]bo.Evaluation, n)
+	failed, first := 0, ""
+	for i := range objs {
+		calls[i] = bo.Evaluation{Object: keys[i], Score: scores[i]}
+		if failures[i] != "" {
+			if failed++; first == "" {
+				first = keys[i] + ": " + failures[i]
+			}
+		}
+	}
+	if env.Stderr != nil {
+		note := ""
+		if failed > 0 {
+			note = fmt.Sprintf("; %d failed and have the failure score %g (the first: %s)", failed, obj.FailureScore(), first)
+		}
+		fmt.Fprintf(env.Stderr, "labelled start: %d objects drawn with seed %d from %d and scored by the objective: the run's first %d oracle calls%s\n",
+			n, env.Seed, len(ds.Objects), n, note)
+	}
+	out := Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores},
+		Source: fmt.Sprintf("%s; %d drawn at random with the seed, scored by the objective (oracle calls)", ds.Source, n)}
+	return out, calls, nil
+}
+
+// drawObjects draws n distinct objects of ds that the network can take.
+func (d *Defined[O, E]) drawObjects(env *Env, obj Objective[O], ds Dataset[O], n int) ([]O, []string, error) {
+	if n > len(ds.Objects) {
+		return nil, nil, fmt.Errorf("--%s %d: the data set (%s) has %d objects", InitialOption, n, ds.Source, len(ds.Objects))
+	}
+	perm := rand.New(rand.NewPCG(env.Seed, startStream)).Perm(len(ds.Objects))
+	seen := map[string]bool{}
+	var objs []O
+	var keys []string
+	skipped := 0
+	for _, i := range perm {
+		if len(objs) == n {
+			break
+		}
+		o := ds.Objects[i]
+		k := obj.Key(o)
+		if seen[k] {
+			continue
+		}
+		if _, err := d.s.Example(o); err != nil {
+			skipped++
+			continue
+		}
+		seen[k] = true
+		objs, keys = append(objs, o), append(keys, k)
+	}
+	if len(objs) < n {
+		return nil, nil, fmt.Errorf("--%s %d: only %d distinct objects of the data set (%s) can be taken by the network (%d cannot)",
+			InitialOption, n, len(objs), ds.Source, skipped)
+	}
+	return objs, keys, nil
+}
+
+// startScores returns the scores of the drawn start: read back from
+// dir/bo.InitialFile, else from dir/StartFile and by evaluating the rest.
+func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs []O, keys []string, workers int) ([]float64, []string, error) {
+	n := len(objs)
+	scores, failures := make([]float64, n), make([]string, n)
+	calls, err := bo.ReadInitial(dir)
+	switch {
+	case err == nil:
+		if len(calls) != n {
+			return nil, nil, fmt.Errorf("--%s %d: the run's %s holds %d initial calls", InitialOption, n, bo.InitialFile, len(calls))
+		}
+		for i, c := range calls {
+			if c.Object != keys[i] {
+				return nil, nil, fmt.Errorf("--%s: the run's %s holds %s as initial call %d, this draw %s (another seed or data set?)",
+					InitialOption, bo.InitialFile, c.Object, i+1, keys[i])
+			}
+			scores[i] = c.Score
+		}
+		return scores, failures, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, nil, err
+	}
+	done, err := readStart(filepath.Join(dir, StartFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	var todo []int
+	for i, k := range keys {
+		if r, ok := done[k]; ok {
+			scores[i], failures[i] = r.Score, r.Failure
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return scores, failures, nil
+	}
+	if a, ok := obj.(interface{ attachAll() error }); ok && len(done) < n {
+		if err := a.attachAll(); err != nil && env.Stderr != nil {
+			fmt.Fprintf(env.Stderr, "note: re-attaching the start's job arrays: %v\n", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, StartFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if err := evaluateAll(obj, objs, keys, todo, workers, f, scores, failures); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, StartFile), err)
+	}
+	return scores, failures, nil
+}
+
+// evaluateAll scores objs[todo] on workers goroutines, each result written
+// to w as a startRecord line as soon as it is in.
+func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, workers int, w *os.File, scores []float64, failures []string) error {
+	jobs := make(chan int)
+	var mu sync.Mutex
+	var werr error
+	var wg sync.WaitGroup
+	for range max(1, min(workers, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				s, err := obj.Score(objs[i])
+				r := startRecord{Key: keys[i], Score: s}
+				if err != nil {
+					r.Score, r.Failure = obj.FailureScore(), err.Error()
+				}
+				line, _ := json.Marshal(r)
+				mu.Lock()
+				scores[i], failures[i] = r.Score, r.Failure
+				if _, err := w.Write(append(line, '\n')); err != nil && werr == nil {
+					werr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range todo {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return werr
+}
+
+// readStart reads the records of a StartFile (none when it is missing); a
+// torn last line (a kill while writing) is ignored.
+func readStart(path string) (map[string]startRecord, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]startRecord{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]startRecord{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		var r startRecord
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Key != "" {
+			out[r.Key] = r
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
