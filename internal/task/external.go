@@ -100,8 +100,8 @@ func ProgramOptions(own ...string) []Option {
 	return append(opts,
 		BoolOption(DataScoresOption, "with a program objective: the data set's own scores are the program's (a library you scored, "+
 			"imported with its score column by the data verb) instead of --initial", VerbOptimize),
-		BoolOption(optMaximize, "the program's scores are maximised (default: the task's direction)", VerbOptimize),
-		BoolOption(optMinimize, "the program's scores are minimised (default: the task's direction)", VerbOptimize),
+		BoolOption(optMaximize, "the program's scores are maximised (without it or --minimize: the task's direction)", VerbOptimize),
+		BoolOption(optMinimize, "the program's scores are minimised (without it or --maximize: the task's direction)", VerbOptimize),
 		StringOption(optFailureScore, "", "the score of a failed evaluation of the program (default: the task's; required when "+
 			"--maximize or --minimize turns the task's direction)", VerbOptimize),
 		BoolOption(optStochastic, "the program's scores are noisy: a repeated object is evaluated again instead of reusing its score", VerbOptimize),
@@ -272,18 +272,21 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 		// The program runs where the user started the run, so that its
 		// relative paths mean what they typed.
 		e.run, err = external.NewCommand(req.Command, external.CommandOptions{Workers: max(1, req.Evaluators),
-			Timeout: req.Timeout, Retries: req.Retries, Stderr: env.Stderr})
+			Timeout: req.Timeout, Retries: req.Retries, Stderr: env.Stderr, Logf: executorLog(env, "program")})
 	case ExecutorSlurm:
-		args, aerr := external.SplitCommand(req.SlurmArgs)
-		if aerr != nil {
-			return nil, fmt.Errorf("--slurm-args: %w", aerr)
+		var args []string
+		if strings.TrimSpace(req.SlurmArgs) != "" {
+			var aerr error
+			if args, aerr = external.SplitCommand(req.SlurmArgs); aerr != nil {
+				return nil, fmt.Errorf("--slurm-args: %w", aerr)
+			}
 		}
 		wd, werr := os.Getwd()
 		if werr != nil {
 			return nil, fmt.Errorf("--objective: %w", werr)
 		}
 		e.slurm, err = external.NewSlurm(req.Command, external.SlurmOptions{Dir: dir + "/slurm", Args: args, WorkDir: wd,
-			Timeout: req.Timeout, OnSubmit: e.submitted})
+			Timeout: req.Timeout, OnSubmit: e.submitted, Logf: executorLog(env, "slurm")})
 		e.run = e.slurm
 	default:
 		return nil, fmt.Errorf("--executor %q, want %s or %s", req.Executor, ExecutorLocal, ExecutorSlurm)
@@ -297,6 +300,20 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 	e.desc["objective-stochastic"] = fmt.Sprint(req.Stochastic)
 	e.desc["objective-failure-score"] = strconv.FormatFloat(e.failure, 'g', -1, 64)
 	return e, nil
+}
+
+// executorLog returns the executor's log of restarts, submissions and
+// re-attachments: lines on env.Stderr prefixed with what.
+func executorLog(env *Env, what string) func(format string, args ...any) {
+	if env.Stderr == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.Stderr, what+": "+format+"\n", args...)
+	}
 }
 
 // objectText is an object's text form for a program: a string object as

@@ -1,10 +1,17 @@
 package task
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/tlbo-native/tlbo-native/internal/external"
 )
@@ -67,5 +74,83 @@ func TestExternalObjective(t *testing.T) {
 	}
 	if _, err := d.newExternalObjective(env, filepath.Join(t.TempDir(), "x"), lenObjective{}, ExternalRequest{Command: "true", Executor: "cloud"}); err == nil {
 		t.Error("an unknown executor was accepted")
+	}
+}
+
+// hardObjects are objects full of shell syntax, escapes, quotes and blanks.
+var hardObjects = []string{
+	`C#N`, `CC(=O)Oc1ccccc1C(=O)O`, `[NH4+].[Cl-]`, `C1CC%10CC1`, `F/C=C\F`, `x * (2 + sin( x ))`,
+	`it's "quoted"`, "tab\there", `$(id) ; rm -rf / && echo $HOME`, `back\\slash \n not a newline`, `* ? [a-z] ~ {a,b} | > <`,
+}
+
+// TestExternalObjectsIntact sends the objects through the program
+// objective on both executors, as optimize builds them (the program on this
+// machine, and Slurm job arrays under the run directory), and checks that
+// the program received each unchanged. The Slurm half needs a cluster (the
+// one of testdata/slurm/start.sh, which ./build.sh test starts); only
+// TLBO_SKIP_SLURM=1 skips it.
+func TestExternalObjectsIntact(t *testing.T) {
+	d := &Defined[string, struct{}]{s: Spec[string, struct{}]{Name: "toy"}}
+	prog := "/usr/bin/python3 ../external/testdata/scorer.py"
+	for _, executor := range []string{ExecutorLocal, ExecutorSlurm} {
+		t.Run(executor, func(t *testing.T) {
+			if executor == ExecutorSlurm {
+				needCluster(t)
+			}
+			log := filepath.Join(t.TempDir(), "log")
+			t.Setenv("SCORER_LOG", log)
+			e, err := d.newExternalObjective(&Env{}, t.TempDir(), lenObjective{},
+				ExternalRequest{Command: prog, Executor: executor, Evaluators: 3, Timeout: 5 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			var wg sync.WaitGroup
+			for _, o := range hardObjects {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if s, err := e.Score(o); err != nil || s != float64(utf8.RuneCountInString(o)) {
+						t.Errorf("Score(%q) = %v, %v; want its length", o, s, err)
+					}
+				}()
+			}
+			wg.Wait()
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var s string
+				if err := json.Unmarshal([]byte(l), &s); err != nil {
+					t.Fatalf("log line %q: %v", l, err)
+				}
+				got = append(got, s)
+			}
+			want := slices.Clone(hardObjects)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("the program received %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// needCluster makes sure a Slurm cluster answers, starting the test
+// cluster when none does (as internal/external's tests); only
+// TLBO_SKIP_SLURM=1 skips.
+func needCluster(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TLBO_SKIP_SLURM") == "1" {
+		t.Skip("TLBO_SKIP_SLURM=1: the Slurm half is skipped as asked")
+	}
+	if out, err := exec.Command("sinfo", "-h", "-t", "idle,mixed,allocated", "-o", "%n").Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+		return
+	}
+	out, err := exec.Command("../../testdata/slurm/start.sh").CombinedOutput()
+	if err != nil {
+		t.Fatalf("no Slurm cluster answers and testdata/slurm/start.sh could not start one (%v):\n%s\n(TLBO_SKIP_SLURM=1 skips this test)", err, out)
 	}
 }
