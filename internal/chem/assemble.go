@@ -192,6 +192,8 @@ type EnumOptions struct {
 	// First stops at the first candidate: enough to tell whether any exists
 	// (the authors' can_assemble), which is the same answer.
 	First bool
+	// Memo, when set, answers the sanitisation of attachments seen before.
+	Memo *AttachMemo
 }
 
 // EnumAssemble is chemutils.enum_assemble with o's rings and context.
@@ -234,12 +236,10 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m, err := localAttach(node, neighbors[:depth+1], prev, amap)
+			s, ok, err := sanitizedAttach(o.Memo, node, neighbors[:depth+1], prev, amap)
 			if err != nil {
 				return err
 			}
-			s, ok := sanitizedSmiles(m)
-			m.Close()
 			if !ok || seen[s] {
 				continue
 			}

@@ -13,41 +13,99 @@ import (
 // is G_mean(candidate vector) . z_graph (A_assm(z_graph) . vector with the
 // bilinear switch). The caller adds the aromaticity scores and ranks.
 type AssemblyScorer struct {
-	m      *Model
-	sc     *torch.Scope
-	table  *torch.Tensor // the encoder's messages over the tree
+	g      *AssemblyScorers
 	rows   edgeIDs       // tree edge -> message id
-	tree   *Batch
 	zGraph *torch.Tensor // (1, latent graph)
+	own    bool          // Close closes g
+}
+
+// AssemblyScorers are the scorers of several decoded trees, made by one
+// batched pass of the tree encoder; they share its tensors.
+type AssemblyScorers struct {
+	m       *Model
+	sc      *torch.Scope
+	table   *torch.Tensor // the encoder's messages over the trees
+	tableH  *torch.Tensor // W_h(table), the JTMPN's image of it
+	tree    *Batch
+	scorers []*AssemblyScorer
+	errs    []error
 }
 
 // NewAssemblyScorer prepares the scoring of one decoded tree (as DecodeTrees
-// returns it) with the graph half of its latent point.
+// returns it) with the graph half of its latent point. Close releases it.
 func (m *Model) NewAssemblyScorer(tree Tree, zGraph []float32) (*AssemblyScorer, error) {
-	if len(zGraph) != m.cfg.LatentGraph() {
-		return nil, fmt.Errorf("jtvae assembly: %d graph latent values, want %d", len(zGraph), m.cfg.LatentGraph())
+	g, err := m.NewAssemblyScorers([]Tree{tree}, zGraph)
+	if err != nil {
+		return nil, err
 	}
-	if err := validateDecoded(tree, m.cfg); err != nil {
-		return nil, fmt.Errorf("jtvae assembly: %w", err)
+	s, err := g.Scorer(0)
+	if err != nil {
+		g.Close()
+		return nil, err
 	}
-	ex := Example{Tree: tree}
-	s := &AssemblyScorer{m: m, sc: torch.NewScope()}
-	bd := &builder{sc: s.sc, dev: m.Device()}
-	s.tree = &Batch{n: 1}
-	ids := s.tree.collateTree(bd, m.cfg, []Example{ex})
-	s.rows = ids[0]
-	s.zGraph = s.sc.Own(torch.FromFloat32(zGraph, 1, int64(len(zGraph)))).To(m.Device())
-	if bd.err != nil {
-		s.Close()
-		return nil, fmt.Errorf("jtvae assembly: %w", bd.err)
-	}
-	torch.NoGrad(func() { _, s.table = m.encodeTree(s.tree) })
-	if err := s.table.Err(); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("jtvae assembly: %w", err)
-	}
+	s.own = true
 	return s, nil
 }
+
+// NewAssemblyScorers prepares the scoring of the decoded trees (as
+// DecodeTrees returns them), tree k with the graph half of a latent point
+// zGraph[k*LatentGraph:(k+1)*LatentGraph], encoding them together: the
+// messages of each tree are the ones it has encoded alone. A tree that is
+// not a decoded tree is left out (Scorer returns its error); err is
+// reserved for failures of the batch. Close releases every scorer.
+func (m *Model) NewAssemblyScorers(trees []Tree, zGraph []float32) (*AssemblyScorers, error) {
+	lg := m.cfg.LatentGraph()
+	if len(zGraph) != len(trees)*lg {
+		return nil, fmt.Errorf("jtvae assembly: %d graph latent values for %d trees of %d", len(zGraph), len(trees), lg)
+	}
+	g := &AssemblyScorers{m: m, sc: torch.NewScope(), scorers: make([]*AssemblyScorer, len(trees)), errs: make([]error, len(trees))}
+	var exs []Example
+	var of []int
+	for k, t := range trees {
+		if err := validateDecoded(t, m.cfg); err != nil {
+			g.errs[k] = fmt.Errorf("jtvae assembly: %w", err)
+			continue
+		}
+		exs, of = append(exs, Example{Tree: t}), append(of, k)
+	}
+	if len(exs) == 0 {
+		return g, nil
+	}
+	bd := &builder{sc: g.sc, dev: m.Device()}
+	g.tree = &Batch{n: len(exs)}
+	ids := g.tree.collateTree(bd, m.cfg, exs)
+	z := g.sc.Own(torch.FromFloat32(zGraph, int64(len(trees)), int64(lg))).To(m.Device())
+	if bd.err != nil {
+		g.Close()
+		return nil, fmt.Errorf("jtvae assembly: %w", bd.err)
+	}
+	torch.NoGrad(func() {
+		g.table = m.enc.gru.run(g.tree.tree, m.enc.emb, m.cfg.EncoderGRUTanh)
+		g.tableH = m.jtmpn.Wh.Forward(g.table)
+	})
+	if err := g.tableH.Err(); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("jtvae assembly: %w", err)
+	}
+	for j, k := range of {
+		g.scorers[k] = &AssemblyScorer{g: g, rows: ids[j], zGraph: z.Narrow(0, int64(k), 1)}
+	}
+	return g, nil
+}
+
+// Scorer returns tree k's scorer, or why the tree has none.
+func (g *AssemblyScorers) Scorer(k int) (*AssemblyScorer, error) {
+	if k < 0 || k >= len(g.scorers) {
+		return nil, fmt.Errorf("jtvae assembly: tree %d of %d", k, len(g.scorers))
+	}
+	if g.errs[k] != nil {
+		return nil, g.errs[k]
+	}
+	return g.scorers[k], nil
+}
+
+// Close releases the scorers' tensors.
+func (g *AssemblyScorers) Close() { g.sc.Close() }
 
 // Score returns the scores of candidate attachments whose injections refer
 // to the scorer's tree.
@@ -55,7 +113,8 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	n := len(s.tree.tree.rows)
+	tree := s.g.tree.tree
+	n := len(tree.rows)
 	var gs []Graph
 	var inj []injection
 	for c, cand := range cands {
@@ -67,26 +126,27 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 			if !ok || j[0] < 0 || int(j[0]) >= len(cand.Atoms)/CandAtomFeatures {
 				return nil, fmt.Errorf("jtvae assembly: candidate %d: injection %v is not (atom, tree edge) of a tree with %d messages", c, j, n)
 			}
-			inj = append(inj, injection{g: c, atom: int(j[0]), msg: s.tree.tree.rows[id]})
+			inj = append(inj, injection{g: c, atom: int(j[0]), msg: tree.rows[id]})
 		}
 		gs = append(gs, cand.Graph)
 	}
 	sc := torch.NewScope()
 	defer sc.Close()
-	bd := &builder{sc: sc, dev: s.m.Device()}
-	gi := collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, s.m.cfg.DepthG, inj)
+	m := s.g.m
+	bd := &builder{sc: sc, dev: m.Device()}
+	gi := collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, m.cfg.DepthG, inj)
 	if bd.err != nil {
 		return nil, fmt.Errorf("jtvae assembly: %w", bd.err)
 	}
 	var out []float64
 	var err error
 	torch.NoGrad(func() {
-		vec := s.m.jtmpn.forward(gi, s.table)
+		vec := m.jtmpn.forwardTree(gi, s.g.table, s.g.tableH)
 		z := s.zGraph
-		if s.m.cfg.BilinearAssembly {
-			z = s.m.aAssm.Forward(z)
+		if m.cfg.BilinearAssembly {
+			z = m.aAssm.Forward(z)
 		} else {
-			vec = s.m.gMean.Forward(vec)
+			vec = m.gMean.Forward(vec)
 		}
 		out, err = vec.Mul(z).SumDims([]int64{1}, false).Float64s()
 	})
@@ -96,5 +156,10 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 	return out, nil
 }
 
-// Close releases the scorer's tensors.
-func (s *AssemblyScorer) Close() { s.sc.Close() }
+// Close releases the tensors of a scorer made by NewAssemblyScorer; one of
+// AssemblyScorers is released with them.
+func (s *AssemblyScorer) Close() {
+	if s.own {
+		s.g.Close()
+	}
+}

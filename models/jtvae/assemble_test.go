@@ -52,3 +52,61 @@ func TestAssemblyScorer(t *testing.T) {
 		t.Errorf("assembly loss from the scorer: %v", err)
 	}
 }
+
+// TestAssemblyScorers: the scorers of trees encoded together give each
+// tree's scores as its own scorer does; a tree that is not a decoded tree
+// gets an error of its own and leaves the others be.
+func TestAssemblyScorers(t *testing.T) {
+	f := readFixture(t, fixtureDir+"parity.npz")
+	ex := f.examples(t)
+	m := parityModel(t, f, true, 20)
+	lat, lt, lg := m.cfg.Latent, m.cfg.LatentTree, m.cfg.LatentGraph()
+	z := make([]float32, len(ex)*lat)
+	for i := range z {
+		z[i] = float32(math.Sin(float64(i)))
+	}
+	var trees []Tree
+	var zg []float32
+	for i, e := range ex {
+		trees = append(trees, e.Tree)
+		zg = append(zg, z[i*lat+lt:(i+1)*lat]...)
+	}
+	bad := Tree{Labels: []int64{0, 1}, Neighbors: [][]int32{{1}, {1}}}
+	trees = append(trees, bad)
+	zg = append(zg, make([]float32, lg)...)
+	g, err := m.NewAssemblyScorers(trees, zg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Scorer(len(ex)); err == nil {
+		t.Error("a tree with a node its own neighbour has a scorer")
+	}
+	if _, err := m.NewAssemblyScorers(trees, zg[:len(zg)-1]); err == nil {
+		t.Error("scorers made with a latent value missing")
+	}
+	for i, e := range ex {
+		one, err := m.NewAssemblyScorer(e.Tree, z[i*lat+lt:(i+1)*lat])
+		if err != nil {
+			t.Fatal(err)
+		}
+		batched, err := g.Scorer(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, grp := range e.Assembly {
+			want, err := one.Score(grp.Candidates)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := batched.Score(grp.Candidates)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := closeTo(got, want, 1e-6); err != nil {
+				t.Errorf("tree %d: batched scores: %v", i, err)
+			}
+		}
+		one.Close()
+	}
+}

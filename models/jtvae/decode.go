@@ -111,7 +111,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 	n := int(zt.Shape()[0])
 	hidden := int64(m.cfg.Hidden)
 	bd := &builder{sc: sc, dev: m.Device()}
-	table := zt.NewZeros([]int64{1, hidden})
+	table := newMsgTable(zt.NewZeros([]int64{1 + 4*int64(n), hidden}))
 
 	// root labels: the word head on the zero message
 	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{zt.NewZeros([]int64{int64(n), hidden}), zt}, 1)).Relu())
@@ -135,7 +135,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 		if len(active) == 0 {
 			break
 		}
-		if table, err = m.decodeStep(bd, table, zt, dec, active, chem, rngs); err != nil {
+		if err = m.decodeStep(bd, table, zt, dec, active, chem, rngs); err != nil {
 			return nil, err
 		}
 		if bd.err != nil {
@@ -153,14 +153,48 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 	return out, nil
 }
 
+// msgTable is the tree decoder's message table (row 0 the zero message):
+// rows are appended in place into a buffer that doubles when full, as a
+// concatenation per step would copy the whole table at every step.
+type msgTable struct {
+	buf  *torch.Tensor
+	rows int64
+}
+
+// newMsgTable returns a table of one zero row in the zero buffer buf.
+func newMsgTable(buf *torch.Tensor) *msgTable { return &msgTable{buf: buf, rows: 1} }
+
+// view is the table's rows (a view of the buffer, valid until the next
+// append).
+func (t *msgTable) view() *torch.Tensor { return t.buf.Narrow(0, 0, t.rows) }
+
+// append adds the rows of h.
+func (t *msgTable) append(h *torch.Tensor) error {
+	if err := h.Err(); err != nil {
+		return err
+	}
+	k := h.Shape()[0]
+	if size := t.buf.Shape(); t.rows+k > size[0] {
+		buf := t.buf.NewZeros([]int64{max(2*size[0], t.rows+k), size[1]})
+		if err := buf.Narrow(0, 0, t.rows).Copy_(t.view()); err != nil {
+			return err
+		}
+		t.buf = buf
+	}
+	if err := t.buf.Narrow(0, t.rows, k).Copy_(h); err != nil {
+		return err
+	}
+	t.rows += k
+	return nil
+}
+
 // gruRows runs the decoder's GRU once on messages with the given sender
-// labels and incoming table rows, and returns the new table with them
-// appended (their rows: old length + i).
-func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][]int64) *torch.Tensor {
+// labels and incoming table rows, and appends them to the table (their
+// rows: old length + i).
+func (m *Model) gruRows(bd *builder, table *msgTable, labels []int64, in [][]int64) error {
 	distinct, of := distinctLabels(labels)
 	s := schedule{labels: bd.ints(distinct), n: len(labels), iterations: 1}
-	h := m.dec.gru.pass(s, m.dec.emb, false).step(table, makeBlock(bd, 0, of, in))
-	return torch.Cat([]*torch.Tensor{table, h}, 0)
+	return table.append(m.dec.gru.pass(s, m.dec.emb, false).step(table.view(), makeBlock(bd, 0, of, in)))
 }
 
 // decodeStep advances every active molecule by one step of the authors'
@@ -168,9 +202,9 @@ func (m *Model) gruRows(bd *builder, table *torch.Tensor, labels []int64, in [][
 // top five labels in order until one whose slots fit and that the chemistry
 // can assemble becomes a child; otherwise backtrack to the parent (or finish
 // at the root).
-func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) (*torch.Tensor, error) {
+func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) error {
 	d := m.dec
-	rows0 := table.Shape()[0]
+	rows0 := table.rows
 	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
 	for k, i := range active {
 		t := dec[i]
@@ -181,15 +215,18 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		}
 	}
 	// stop scores and, for all (cheap), the expansion message and its labels
-	table = m.gruRows(bd, table, labels, in)
-	hidden := table.Shape()[1]
+	if err := m.gruRows(bd, table, labels, in); err != nil {
+		return fmt.Errorf("jtvae decode: %w", err)
+	}
+	tab := table.view()
+	hidden := tab.Shape()[1]
 	var from, to []int64
 	for k, rows := range in {
 		for _, r := range rows {
 			from, to = append(from, r), append(to, int64(k))
 		}
 	}
-	sum := bd.agg(from, to, len(active)).sum(table)
+	sum := bd.agg(from, to, len(active)).sum(tab)
 	li := bd.labelIndex(labels)
 	x := torch.Linear(d.emb.Forward(li.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias).IndexSelect(0, li.of)
 	h := x.Add(torch.Linear(sum, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
@@ -199,9 +236,9 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 	ctx := zt.IndexSelect(0, bd.ints(mols))
 	stop, err := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Float32s()
 	if err != nil {
-		return nil, fmt.Errorf("jtvae decode: %w", err)
+		return fmt.Errorf("jtvae decode: %w", err)
 	}
-	newH := table.Narrow(0, rows0, int64(len(active)))
+	newH := tab.Narrow(0, rows0, int64(len(active)))
 	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu())
 	var ranked []int64
 	var err2 error
@@ -212,7 +249,7 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		ranked, err2 = sampleLabels(logits, active, rngs)
 	}
 	if err2 != nil {
-		return nil, fmt.Errorf("jtvae decode: %w", err2)
+		return fmt.Errorf("jtvae decode: %w", err2)
 	}
 	var backLabels []int64
 	var backIn [][]int64
@@ -231,7 +268,7 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if ok {
 				continue
@@ -251,10 +288,12 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		backLabels, backIn, backOf = append(backLabels, labels[k]), append(backIn, rows), append(backOf, i)
 	}
 	if len(backOf) == 0 {
-		return table, nil
+		return nil
 	}
-	rows1 := table.Shape()[0]
-	table = m.gruRows(bd, table, backLabels, backIn)
+	rows1 := table.rows
+	if err := m.gruRows(bd, table, backLabels, backIn); err != nil {
+		return fmt.Errorf("jtvae decode: %w", err)
+	}
 	for k, i := range backOf {
 		t := dec[i]
 		x, fa := t.stack[len(t.stack)-1], t.stack[len(t.stack)-2]
@@ -263,7 +302,7 @@ func (m *Model) decodeStep(bd *builder, table, zt *torch.Tensor, dec []*treeDeco
 		delete(t.slots, x)
 		t.stack = t.stack[:len(t.stack)-1]
 	}
-	return table, nil
+	return nil
 }
 
 // expand tries the ranked labels as a child of node x (message row row) and

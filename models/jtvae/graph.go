@@ -255,12 +255,19 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 // message table) on distinct messages and returns each graph's mean atom
 // vector.
 func (p *mpn) forward(g graphInput, tree *torch.Tensor) *torch.Tensor {
-	input := p.Wi.Forward(g.inputs)
-	msg := input.Relu()
 	var treeH *torch.Tensor
 	if tree != nil && len(g.levels) > 0 {
 		treeH = p.Wh.Forward(tree)
 	}
+	return p.forwardTree(g, tree, treeH)
+}
+
+// forwardTree is forward with the tree messages' W_h images, treeH =
+// W_h(tree), given (the same for every group of candidates scored against
+// one table, so an assembly computes it once).
+func (p *mpn) forwardTree(g graphInput, tree, treeH *torch.Tensor) *torch.Tensor {
+	input := p.Wi.Forward(g.inputs)
+	msg := input.Relu()
 	for _, l := range g.levels {
 		nei := l.prev.sum(p.Wh.Forward(msg))
 		if treeH != nil {

@@ -6,8 +6,10 @@
 # checkpoint of ours (FILE.pt with FILE.json; Python reads the .pt as a state
 # dict) or the authors' state dict. Each round decodes the same 100 points
 # (make_decode_fixture.py --time, seed 3) with theirs, then with ours
-# (BenchmarkDecodePrior, can_assemble cache emptied). The last lines are the
-# medians, our split (tree decoding, assembly) and the ratio.
+# (BenchmarkDecodePrior, one worker, can_assemble cache emptied). The last
+# lines are the medians of wall time, our split (tree decoding, assembly),
+# the ratio, and the ratio of the medians of CPU time (the processes' own
+# while decoding: steadier than wall time on a loaded machine).
 set -eu
 checkout=$1
 weights=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
@@ -18,22 +20,27 @@ mkdir -p "$out"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 cd "$here/../.."
 go test -c -o "$out/molecule.test" ./internal/task/molecule
-ref=""; ours=""; tree=""; assm=""
+ref=""; ours=""; tree=""; assm=""; refc=""; oursc=""
 for r in $(seq "$rounds"); do
 	/usr/bin/python3 "$here/make_decode_fixture.py" "$checkout" --weights "$weights" --time 100 --seed 3 --out "$out" >"$out/ref.out"
 	s=$(awk '/^ref_decode_s/ {print $2}' "$out/ref.out")
 	ref="$ref $s"
+	sc=$(awk '/^ref_decode_cpu_s/ {print $2}' "$out/ref.out")
+	refc="$refc $sc"
 	(cd internal/task/molecule && TLBO_DECODE_VAE="$weights" TLBO_DECODE_Z="$out/time_z.npy" \
 		"$out/molecule.test" -test.run XXX -test.bench DecodePrior -test.benchtime 1x) >"$out/ours.out"
 	line=$(grep '^BenchmarkDecodePrior' "$out/ours.out")
 	o=$(echo "$line" | awk '{printf "%.2f", $3/1e9}')
 	t=$(echo "$line" | awk '{for (i=1;i<NF;i++) if ($(i+1)=="tree_s/op") print $i}')
 	a=$(echo "$line" | awk '{for (i=1;i<NF;i++) if ($(i+1)=="assembly_s/op") print $i}')
-	ours="$ours $o"; tree="$tree $t"; assm="$assm $a"
-	echo "round $r: reference $s s, ours $o s (tree $t s, assembly $a s)" >&2
+	c=$(echo "$line" | awk '{for (i=1;i<NF;i++) if ($(i+1)=="cpu_s/op") print $i}')
+	ours="$ours $o"; tree="$tree $t"; assm="$assm $a"; oursc="$oursc $c"
+	echo "round $r: reference $s s ($sc s CPU), ours $o s ($c s CPU; tree $t s, assembly $a s)" >&2
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 r=$(echo "$ref" | median); o=$(echo "$ours" | median)
 echo "reference_decode100_s $r"
 echo "ours_decode100_s $o (tree $(echo "$tree" | median) s, assembly $(echo "$assm" | median) s)"
 echo "speedup $(echo "$r $o" | awk '{printf "%.1f", $1/$2}')"
+rc=$(echo "$refc" | median); oc=$(echo "$oursc" | median)
+echo "cpu_speedup $(echo "$rc $oc" | awk '{printf "%.1f", $1/$2}') (reference $rc s, ours $oc s CPU)"

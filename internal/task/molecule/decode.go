@@ -43,12 +43,14 @@ const DecodeTimeLimit = 30 * time.Second
 var errTimeUp = fmt.Errorf("decoding ran past its time limit: %w", jtvae.ErrGiveUp)
 
 // clusterChem is the chemistry of one vocabulary that decoding needs: slots,
-// the Vocab's aromatic rings, and can_assemble with its answers cached (they
-// depend on the clusters and leaf flags only).
+// the Vocab's aromatic rings, can_assemble with its answers cached (they
+// depend on the clusters and leaf flags only), and the sanitised
+// attachments that enumerations meet again (memo).
 type clusterChem struct {
 	vocab Vocab
 	slots [][]jtvae.Slot
 	aroma chem.AromaRings
+	memo  *chem.AttachMemo
 
 	mu  sync.Mutex
 	can map[string]bool
@@ -67,7 +69,7 @@ func chemistryOf(v Vocab) (*clusterChem, error) {
 	if c, ok := clusterChems.byVocab[key]; ok {
 		return c, nil
 	}
-	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}}
+	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}, memo: chem.NewAttachMemo()}
 	var err error
 	if c.aroma, err = chem.VocabAroma(v); err != nil {
 		return nil, err
@@ -136,7 +138,7 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 		}
 		neis[i] = n
 	}
-	cands, err := chem.EnumOptions{Aroma: &c.aroma, Ctx: ctx, First: true}.EnumAssemble(ctr, chem.AssemblyOrder(neis), nil, nil)
+	cands, err := chem.EnumOptions{Aroma: &c.aroma, Ctx: ctx, First: true, Memo: c.memo}.EnumAssemble(ctr, chem.AssemblyOrder(neis), nil, nil)
 	if err != nil {
 		return false, err
 	}
@@ -223,9 +225,10 @@ func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error)
 		return nil, nil, fmt.Errorf("molecule decode: %d latent values are not whole rows of %d", len(z), lat)
 	}
 	c := d.newCall(len(z) / lat)
+	defer c.close()
 	trees, err := c.decodeTrees(z)
 	if err == nil {
-		smiles, errs = c.assembleAll(trees, z)
+		smiles, errs = c.assembleAll(trees)
 	}
 	for _, s := range c.stats {
 		d.Stats.add(s)
@@ -234,24 +237,22 @@ func (d *Decoder) Decode(z []float32) (smiles []string, errs []error, err error)
 }
 
 // assemble turns molecule mol's decoded tree into SMILES (JTNNVAE._decode
-// after the tree decoder), counting into st.
-func (c *decodeCall) assemble(mol int, tr jtvae.Decoded, zGraph []float32, st *DecodeStats) (string, error) {
+// after the tree decoder) with its scorer, counting into st.
+func (c *decodeCall) assemble(mol int, tr jtvae.Decoded, st *DecodeStats) (string, error) {
 	d := c.d
 	if len(tr.Labels) == 1 {
 		return d.chem.vocab[tr.Labels[0]], nil
 	}
 	ctx, cancel, _ := c.molContext(mol)
 	defer cancel()
-	a := &assembly{chem: d.chem, ctx: ctx, rng: c.rng(mol), enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx}}
+	a := &assembly{chem: d.chem, ctx: ctx, rng: c.rng(mol), enum: chem.EnumOptions{Aroma: &d.chem.aroma, Ctx: ctx, Memo: d.chem.memo}}
 	defer a.close()
 	if err := a.buildNodes(tr); err != nil {
 		return "", err
 	}
-	var err error
-	if a.scorer, err = d.m.NewAssemblyScorer(tr.Tree, zGraph); err != nil {
-		return "", err
+	if a.scorer = c.scorers[mol]; a.scorer == nil {
+		return "", c.scorerErr[mol]
 	}
-	defer a.scorer.Close()
 	res, _, err := a.pass(true)
 	if err == nil && res == nil {
 		st.SecondPasses++

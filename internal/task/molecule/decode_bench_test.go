@@ -3,8 +3,11 @@ package molecule
 import (
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -12,16 +15,66 @@ import (
 )
 
 // BenchmarkDecodePrior decodes 100 prior samples greedily per iteration with
-// one libtorch thread and reports the split (tree decoding, assembly) in
-// seconds per iteration. The network is $TLBO_DECODE_VAE (a checkpoint of
-// ours or the authors' state dict) or testdata/jtvae/decode_state.pt; the
-// points are $TLBO_DECODE_Z (.npy, n x 56, e.g. make_decode_fixture.py
-// --time's, for the side-by-side timing) or 100 standard normal draws.
-// The can_assemble cache starts empty each iteration.
+// one libtorch thread and one worker ($TLBO_DECODE_WORKERS others, 0 one per
+// CPU) and reports the split (tree decoding, assembly) in seconds per
+// iteration, summed over the workers, and the process's CPU time. The
+// network is $TLBO_DECODE_VAE (a checkpoint of ours or the authors' state
+// dict) or testdata/jtvae/decode_state.pt; the points are $TLBO_DECODE_Z
+// (.npy, n x 56, e.g. make_decode_fixture.py --time's, for the side-by-side
+// timing) or 100 standard normal draws. The can_assemble cache and the memo
+// of sanitised attachments start empty each iteration.
+// $TLBO_DECODE_TORCH_PROFILE=FILE records libtorch's operators into FILE
+// (torch.Profile, one worker) and logs the costliest by self time.
 func BenchmarkDecodePrior(b *testing.B) {
 	if err := torch.SetNumThreads(1); err != nil {
 		b.Fatal(err)
 	}
+	m := benchDecodeModel(b)
+	defer m.Close()
+	z := benchDecodePoints(b, m.LatentDim())
+	d, err := NewDecoder(m, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.Workers = 1
+	if w := os.Getenv("TLBO_DECODE_WORKERS"); w != "" {
+		if d.Workers, err = strconv.Atoi(w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var stats DecodeStats
+	invalid := 0
+	cpu0 := processCPU(b)
+	profiled(b, os.Getenv("TLBO_DECODE_TORCH_PROFILE"), func() {
+		for b.Loop() {
+			clear(d.chem.can)
+			d.chem.memo.Reset()
+			d.Stats = DecodeStats{}
+			smiles, _, err := d.Decode(z)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, s := range smiles {
+				if s == "" {
+					invalid++
+				}
+			}
+			stats.add(d.Stats)
+		}
+	})
+	n := float64(b.N)
+	b.ReportMetric((processCPU(b)-cpu0).Seconds()/n, "cpu_s/op")
+	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
+	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
+	b.ReportMetric(float64(invalid)/n, "invalid/op")
+	b.ReportMetric(float64(stats.Timeouts)/n, "timeouts/op")
+	b.ReportMetric(float64(stats.Retries)/n, "retries/op")
+	b.ReportMetric(float64(stats.SecondPasses)/n, "second_passes/op")
+	b.ReportMetric(float64(stats.Partial)/n, "partial/op")
+}
+
+// benchDecodeModel loads $TLBO_DECODE_VAE or the decode fixture's weights.
+func benchDecodeModel(b *testing.B) *jtvae.Model {
 	path := os.Getenv("TLBO_DECODE_VAE")
 	if path == "" {
 		path = "../../../testdata/jtvae/decode_state.pt"
@@ -39,7 +92,11 @@ func BenchmarkDecodePrior(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer m.Close()
+	return m
+}
+
+// benchDecodePoints reads $TLBO_DECODE_Z or draws 100 standard normal rows.
+func benchDecodePoints(b *testing.B, latent int) []float32 {
 	var z []float32
 	if p := os.Getenv("TLBO_DECODE_Z"); p != "" {
 		a, err := numpy.ReadNPY(p)
@@ -53,48 +110,44 @@ func BenchmarkDecodePrior(b *testing.B) {
 		for _, x := range v {
 			z = append(z, float32(x))
 		}
-	} else {
-		r := rand.New(rand.NewPCG(1, 1))
-		for range 100 * m.LatentDim() {
-			z = append(z, float32(r.NormFloat64()))
-		}
+		return z
 	}
-	d, err := NewDecoder(m, nil)
+	r := rand.New(rand.NewPCG(1, 1))
+	for range 100 * latent {
+		z = append(z, float32(r.NormFloat64()))
+	}
+	return z
+}
+
+// profiled runs fn, recording libtorch's operators into path (torch.Profile)
+// unless it is empty, and logs the costliest by self time.
+func profiled(b *testing.B, path string, fn func()) {
+	if path == "" {
+		fn()
+		return
+	}
+	if err := torch.Profile(path, func() error { fn(); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	ops, err := torch.ReadProfile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var stats DecodeStats
-	invalid := 0
-	for b.Loop() {
-		clear(d.chem.can)
-		d.Stats = DecodeStats{}
-		smiles, _, err := d.Decode(z)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, s := range smiles {
-			if s == "" {
-				invalid++
-			}
-		}
-		stats.Tree += d.Stats.Tree
-		stats.Assembly += d.Stats.Assembly
-		stats.Timeouts += d.Stats.Timeouts
-		stats.Retries += d.Stats.Retries
-		stats.SecondPasses += d.Stats.SecondPasses
-		stats.Partial += d.Stats.Partial
+	for _, op := range ops[:min(len(ops), 15)] {
+		b.Logf("%-36s %7d calls %8.3f s self", op.Name, op.Calls, op.Self/1e6)
 	}
-	n := float64(b.N)
-	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
-	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
-	b.ReportMetric(float64(invalid)/n, "invalid/op")
-	b.ReportMetric(float64(stats.Timeouts)/n, "timeouts/op")
-	b.ReportMetric(float64(stats.Retries)/n, "retries/op")
-	b.ReportMetric(float64(stats.SecondPasses)/n, "second_passes/op")
-	b.ReportMetric(float64(stats.Partial)/n, "partial/op")
 }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// processCPU is the CPU time (user and system) of the process so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -38,6 +38,11 @@ type decodeCall struct {
 	budget  []time.Duration // time left to each molecule (TimeLimit > 0)
 	rngs    []*rand.Rand    // each molecule's stream; nil: greedy
 	stats   []DecodeStats   // per worker
+
+	scorers   []*jtvae.AssemblyScorer // each molecule's, for trees to assemble
+	scorerErr []error                 // why a tree to assemble has none
+	groups    []*jtvae.AssemblyScorers
+	mu        sync.Mutex // guards groups
 }
 
 // newCall prepares the decoding of n rows.
@@ -53,7 +58,15 @@ func (d *Decoder) newCall(n int) *decodeCall {
 		}
 	}
 	c.stats = make([]DecodeStats, c.workers)
+	c.scorers, c.scorerErr = make([]*jtvae.AssemblyScorer, n), make([]error, n)
 	return c
+}
+
+// close releases the call's assembly scorers.
+func (c *decodeCall) close() {
+	for _, g := range c.groups {
+		g.Close()
+	}
 }
 
 // rowStream is the random stream of row i of a sampled decoding from seed:
@@ -75,7 +88,7 @@ func (c *decodeCall) rng(mol int) *rand.Rand {
 }
 
 // decodeTrees runs the tree decoder on the rows of z, one chunk of rows per
-// worker.
+// worker, and prepares the assembly scorers of each chunk's trees together.
 func (c *decodeCall) decodeTrees(z []float32) ([]jtvae.Decoded, error) {
 	lat := c.d.m.LatentDim()
 	n := len(z) / lat
@@ -91,8 +104,13 @@ func (c *decodeCall) decodeTrees(z []float32) ([]jtvae.Decoded, error) {
 		t := time.Now()
 		out, err := c.d.m.DecodeTrees(z[lo*lat:hi*lat], chunkChemistry{c: c, lo: lo}, 0, rngs)
 		c.stats[w].Tree += time.Since(t)
+		if errs[k] = err; err != nil {
+			return
+		}
 		copy(trees[lo:hi], out)
-		errs[k] = err
+		t = time.Now()
+		c.prepareScorers(lo, out, z)
+		c.stats[w].Assembly += time.Since(t)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -100,15 +118,44 @@ func (c *decodeCall) decodeTrees(z []float32) ([]jtvae.Decoded, error) {
 	return trees, nil
 }
 
-// assembleAll assembles each decoded tree with the graph half of its row.
-func (c *decodeCall) assembleAll(trees []jtvae.Decoded, z []float32) ([]string, []error) {
+// prepareScorers makes the assembly scorers of the trees from row lo that
+// are to be assembled (valid, more than one node), in one batch.
+func (c *decodeCall) prepareScorers(lo int, trees []jtvae.Decoded, z []float32) {
 	lat, lt := c.d.m.LatentDim(), c.d.m.Config().LatentTree
+	var sel []jtvae.Tree
+	var rows []int
+	var zg []float32
+	for k, tr := range trees {
+		if i := lo + k; tr.Err == nil && len(tr.Labels) > 1 {
+			sel, rows, zg = append(sel, tr.Tree), append(rows, i), append(zg, z[i*lat+lt:(i+1)*lat]...)
+		}
+	}
+	if len(sel) == 0 {
+		return
+	}
+	g, err := c.d.m.NewAssemblyScorers(sel, zg)
+	if err != nil { // the network failed on these trees: their molecules alone are invalid
+		for _, i := range rows {
+			c.scorerErr[i] = err
+		}
+		return
+	}
+	c.mu.Lock()
+	c.groups = append(c.groups, g)
+	c.mu.Unlock()
+	for j, i := range rows {
+		c.scorers[i], c.scorerErr[i] = g.Scorer(j)
+	}
+}
+
+// assembleAll assembles each decoded tree.
+func (c *decodeCall) assembleAll(trees []jtvae.Decoded) ([]string, []error) {
 	smiles, errs := make([]string, len(trees)), make([]error, len(trees))
 	runWorkers(c.workers, len(trees), func(w, i int) {
 		st := &c.stats[w]
 		t := time.Now()
 		if errs[i] = trees[i].Err; errs[i] == nil {
-			smiles[i], errs[i] = c.assemble(i, trees[i], z[i*lat+lt:(i+1)*lat], st)
+			smiles[i], errs[i] = c.assemble(i, trees[i], st)
 		}
 		if errors.Is(errs[i], errTimeUp) {
 			st.Timeouts++

@@ -1,0 +1,59 @@
+package chem
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// TestAttachMemo: every node's candidates (all of them, and can_assemble's
+// first) enumerated with a memo, cold, warm and from several goroutines,
+// are those enumerated without; the memo holds answers and forgets them on
+// Reset.
+func TestAttachMemo(t *testing.T) {
+	memo := NewAttachMemo()
+	for _, s := range []string{
+		"CC(=O)Oc1ccccc1C(=O)O",
+		"Cc1cc(NC(=O)CSc2nnc3c4ccccc4n(C)c3n2)ccc1Br",
+		"O=C(N1CCc2c(F)ccc(F)c2C1)C1(O)Cc2ccccc2C1",
+		"CCN(CC)C(=O)c1ccc2c(c1)nc(-c1ccc3[nH]ccc3c1)n2C1CCCCC1",
+	} {
+		tr, err := Decompose(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range tr.Nodes {
+			nbrs := AssemblyOrder(n.Neighbors)
+			for _, first := range []bool{false, true} {
+				want, err := EnumOptions{First: first}.EnumAssemble(n, nbrs, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var wg sync.WaitGroup
+				got := make([][]Candidate, 4)
+				errs := make([]error, 4)
+				for k := range got {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						got[k], errs[k] = EnumOptions{First: first, Memo: memo}.EnumAssemble(n, nbrs, nil, nil)
+					}()
+				}
+				wg.Wait()
+				for k := range got {
+					if errs[k] != nil || !reflect.DeepEqual(got[k], want) {
+						t.Errorf("%s node %d (first %v): with the memo %v (%v), without %v", s, n.ID, first, got[k], errs[k], want)
+					}
+				}
+			}
+		}
+		tr.Close()
+	}
+	if memo.Len() == 0 {
+		t.Error("the memo holds no answer")
+	}
+	memo.Reset()
+	if memo.Len() != 0 {
+		t.Errorf("%d answers after Reset", memo.Len())
+	}
+}
