@@ -9,6 +9,7 @@
 #      on this machine (--executor local);
 #   4. the same on Slurm (--executor slurm), killed with SIGKILL while a round's job array
 #      runs, then resumed with --resume;
+#   4b. the same killed while its labelled start is being scored (12 initial calls, budget 4);
 #   5. each run's check: the program counted its calls (QED_COUNT): every object it was
 #      asked for is asked once, and the calls are the run's initial calls plus its
 #      distinct evaluations.
@@ -133,12 +134,40 @@ if [ ! -f "$OUT/slurm.done" ]; then
 	touch "$OUT/slurm.done"
 fi
 
+# 4b. On Slurm, killed while the labelled start is being scored (no journal yet: the start's
+#     arrays are found again in RUN_DIR/slurm, its scores so far in RUN_DIR/initial.jsonl).
+if [ ! -f "$OUT/start.done" ]; then
+	rm -rf "$OUT/start" "$OUT/start.count"
+	(
+		export QED_COUNT="$OUT/start.count" QED_SLEEP=$SLURM_SLEEP
+		RUN_EXEC=1 run start --executor slurm --budget 4 --initial 12 --seed 3
+	) >"$OUT/start-1.log" 2>&1 &
+	pid=$!
+	until n=$(cat "$OUT/start/initial.jsonl" 2>/dev/null | wc -l) && [ "$n" -ge 4 ] && [ -n "$(squeue -h -t R -o %i 2>/dev/null)" ]; do
+		kill -0 $pid 2>/dev/null || { echo "the start ended before the kill" >&2; exit 1; }
+		sleep 1
+	done
+	sleep 2
+	{
+		echo "killed at $(date -u +%T) with $(wc -l <"$OUT/start/initial.jsonl") start scores journaled, the queue:"
+		squeue -r -o '%i %T %M'
+		echo "program calls so far: $(wc -l <"$OUT/start.count")"
+	} >"$OUT/start-kill.txt"
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	cat "$OUT/start-kill.txt"
+	QED_COUNT="$OUT/start.count" QED_SLEEP=$SLURM_SLEEP run start --executor slurm --budget 4 --initial 12 --seed 3 --resume \
+		>"$OUT/start-2.log" 2>&1
+	touch "$OUT/start.done"
+fi
+
 # 5. The checks and the summaries.
 {
 	check local "$OUT/local.count"
 	cat "$OUT/local.time" 2>/dev/null || true
 	check slurm "$OUT/slurm.count"
 	cat "$OUT/slurm.time" 2>/dev/null || true
+	check start "$OUT/start.count"
 	for f in local.log slurm-2.log; do
 		echo "== $f"
 		sed -n '/^best of the start/,$p' "$OUT/$f"
