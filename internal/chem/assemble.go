@@ -222,7 +222,7 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 		if depth == len(neighbors) {
 			all = append(all, cur)
 			if o.First {
-				c, err := finishCandidates(ctx, aroma, node, neighbors, prev, [][]AtomPair{cur})
+				c, err := finishCandidates(ctx, o.Memo, aroma, node, neighbors, prev, [][]AtomPair{cur})
 				if len(c) > 0 {
 					first = c
 				}
@@ -259,48 +259,70 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 	if o.First {
 		return first, nil
 	}
-	return finishCandidates(ctx, aroma, node, neighbors, prev, all)
+	return finishCandidates(ctx, o.Memo, aroma, node, neighbors, prev, all)
 }
 
 // finishCandidates writes each complete attachment as canonical SMILES, drops
-// repeats and those failing check_singleton, and scores check_aroma.
-func finishCandidates(ctx context.Context, aroma *AromaRings, node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
+// repeats and those failing check_singleton, and scores check_aroma (each
+// attachment's answer from memo when it holds it; memo may be nil).
+func finishCandidates(ctx context.Context, memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
 	seen := map[string]bool{}
 	var out []Candidate
 	for _, amap := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := localAttach(node, neighbors, prev, amap)
+		f, err := finishedAttach(memo, aroma, node, neighbors, prev, amap)
 		if err != nil {
 			return nil, err
 		}
-		s, err := m.SmilesWith(DefaultSmiles)
-		m.Close()
-		if err != nil {
-			return nil, err
-		}
-		cm, err := Smiles(s)
-		if err != nil {
-			return nil, err
-		}
-		smiles, err := cm.SmilesWith(DefaultSmiles)
-		if err == nil && !seen[smiles] {
-			var ok bool
-			if ok, err = checkSingleton(cm, node, neighbors); err == nil && ok {
-				seen[smiles] = true
-				var score float64
-				if score, err = checkAroma(cm, node, neighbors, aroma); err == nil {
-					out = append(out, Candidate{Smiles: smiles, Amap: amap, Aroma: score})
-				}
-			}
-		}
-		cm.Close()
-		if err != nil {
-			return nil, err
+		if f.valid && !seen[f.smiles] {
+			seen[f.smiles] = true
+			out = append(out, Candidate{Smiles: f.smiles, Amap: amap, Aroma: f.aroma})
 		}
 	}
 	return out, nil
+}
+
+// finished is what finishCandidates makes of one complete attachment: its
+// canonical SMILES, whether it passes check_singleton (valid) and its
+// check_aroma score.
+type finished struct {
+	smiles string
+	valid  bool
+	aroma  float64
+}
+
+// finishAttach is one complete attachment finished (RDKit failing on it
+// is an error, as in finishCandidates before the memo).
+func finishAttach(aroma *AromaRings, node *Node, neighbors, prev []*Node, amap []AtomPair) (finished, error) {
+	m, err := localAttach(node, neighbors, prev, amap)
+	if err != nil {
+		return finished{}, err
+	}
+	s, err := m.SmilesWith(DefaultSmiles)
+	m.Close()
+	if err != nil {
+		return finished{}, err
+	}
+	cm, err := Smiles(s)
+	if err != nil {
+		return finished{}, err
+	}
+	defer cm.Close()
+	smiles, err := cm.SmilesWith(DefaultSmiles)
+	if err != nil {
+		return finished{}, err
+	}
+	ok, err := checkSingleton(cm, node, neighbors)
+	if err != nil || !ok {
+		return finished{smiles: smiles}, err
+	}
+	score, err := checkAroma(cm, node, neighbors, aroma)
+	if err != nil {
+		return finished{}, err
+	}
+	return finished{smiles: smiles, valid: true, aroma: score}, nil
 }
 
 func checkSingleton(cand *Mol, ctr *Node, nei []*Node) (bool, error) {

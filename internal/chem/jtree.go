@@ -340,6 +340,12 @@ func sanitizedSmiles(m *Mol) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return resanitized(s)
+}
+
+// resanitized is the rest of sanitize after the first write: the kekulé
+// SMILES s parsed, kekulized and written again.
+func resanitized(s string) (string, bool) {
 	k, err := KekulizedSmiles(s)
 	if err != nil {
 		return "", false

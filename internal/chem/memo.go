@@ -5,20 +5,33 @@ import (
 	"sync"
 )
 
-// AttachMemo remembers what enum_assemble's sanitize made of local
-// attachments (the canonical kekulé SMILES of the attached clusters, or
-// that they do not sanitise), by the attachment's content: the centre's and
-// the attached nodes' atoms (element, charge, atom map) and bonds, the
-// nodes' IDs and the atom map. The same attachment comes up again and again
-// while decoding (in can_assemble's enumerations and in assembly's, for
-// every molecule with the same clusters and node IDs), and each answer costs
-// RDKit a SMILES write, a parse with sanitisation, a kekulization and a
-// second write; the memo's answer is the one RDKit gave, so enumerations
-// with and without it are the same. It is safe for concurrent use, and it
-// forgets everything once it holds MaxAttachMemo answers.
+// AttachMemo remembers what enum_assemble made of attachments: of a partial
+// one, sanitize's answer (the canonical kekulé SMILES of the attached
+// clusters, or that they do not sanitise), and of a complete one, the
+// candidate (canonical SMILES, check_singleton, check_aroma). Attachments
+// are known by their content: the centre's and the attached nodes' atoms
+// (element, charge, atom map) and bonds, and the atom map with the nodes
+// named by their place in the attachment (a node's ID is only how the atom
+// map names it; check_aroma also reads the IDs, leaf flags and cluster
+// SMILES, which a complete attachment's key adds). The same attachments
+// come up again and again while decoding (in can_assemble's enumerations
+// and in assembly's, for every molecule with the same clusters and atom
+// maps), and each answer costs RDKit SMILES writes and parses with
+// sanitisation; the memo's answers are the ones RDKit gave, so enumerations
+// with and without it are the same. A memo serves the aromatic rings it
+// first scored against and no others. It is safe for concurrent use, and
+// it forgets everything once it holds MaxAttachMemo answers of a kind.
 type AttachMemo struct {
 	mu sync.Mutex
-	m  map[string]sanitized
+	// answers by attachment content ("a" + attachKey) and by the
+	// attachment's first SMILES ("s" + SMILES), which catches attachments
+	// that differ only by symmetry
+	m                          map[string]sanitized
+	requests, hits, smilesHits int
+	// finished complete attachments (finishKey), with the rings they were
+	// scored against
+	done  map[string]finished
+	aroma *AromaRings
 }
 
 // MaxAttachMemo bounds an AttachMemo's answers (about 300 bytes each).
@@ -30,36 +43,56 @@ type sanitized struct {
 }
 
 // NewAttachMemo returns an empty memo.
-func NewAttachMemo() *AttachMemo { return &AttachMemo{m: map[string]sanitized{}} }
+func NewAttachMemo() *AttachMemo {
+	return &AttachMemo{m: map[string]sanitized{}, done: map[string]finished{}}
+}
 
 // Len returns the number of answers held.
 func (a *AttachMemo) Len() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.m)
+	return len(a.m) + len(a.done)
 }
 
-// Reset forgets every answer.
+// Counts returns, since the memo was made or reset, the number of
+// attachments asked for, of those answered by their content, and of the
+// others answered by their first SMILES (no parse, kekulization or second
+// write).
+func (a *AttachMemo) Counts() (requests, hits, smilesHits int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.requests, a.hits, a.smilesHits
+}
+
+// Reset forgets every answer and zeroes the counts.
 func (a *AttachMemo) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	clear(a.m)
+	clear(a.done)
+	a.aroma = nil
+	a.requests, a.hits, a.smilesHits = 0, 0, 0
 }
 
-func (a *AttachMemo) get(key string) (sanitized, bool) {
+func (a *AttachMemo) get(key string, count *int) (sanitized, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.m[key]
+	if ok {
+		*count++
+	}
 	return s, ok
 }
 
-func (a *AttachMemo) put(key string, s sanitized) {
+func (a *AttachMemo) put(s sanitized, keys ...string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.m) >= MaxAttachMemo {
+	if len(a.m)+len(keys) > MaxAttachMemo {
 		clear(a.m)
 	}
-	a.m[key] = s
+	for _, k := range keys {
+		a.m[k] = s
+	}
 }
 
 // sanitizedAttach is sanitize(local_attach(ctr, neighbors, prev, amap)):
@@ -68,8 +101,13 @@ func (a *AttachMemo) put(key string, s sanitized) {
 func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, bool, error) {
 	var key string
 	if memo != nil {
-		key = attachKey(ctr, neighbors, prev, amap)
-		if s, ok := memo.get(key); ok {
+		k, keyed := attachKey(ctr, neighbors, prev, amap)
+		memo.mu.Lock()
+		memo.requests++
+		memo.mu.Unlock()
+		if key = "a" + k; !keyed {
+			memo = nil
+		} else if s, ok := memo.get(key, &memo.hits); ok {
 			return s.smiles, s.ok, nil
 		}
 	}
@@ -77,44 +115,113 @@ func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap 
 	if err != nil {
 		return "", false, err
 	}
-	s, ok := sanitizedSmiles(m)
+	first, err := m.SmilesWith(KekuleSmiles)
 	m.Close()
+	if err != nil {
+		return "", false, nil
+	}
 	if memo != nil {
-		memo.put(key, sanitized{s, ok})
+		if s, ok := memo.get("s"+first, &memo.smilesHits); ok {
+			memo.put(s, key)
+			return s.smiles, s.ok, nil
+		}
+	}
+	s, ok := resanitized(first)
+	if memo != nil {
+		memo.put(sanitized{s, ok}, key, "s"+first)
 	}
 	return s, ok, nil
 }
 
-// attachKey describes everything localAttach reads: the centre's atoms and
-// bonds, each previous then neighbouring node's ID, atoms and bonds, and the
-// atom map.
-func attachKey(ctr *Node, neighbors, prev []*Node, amap []AtomPair) string {
+// finishedAttach is finishAttach, from memo when it holds the answer (memo
+// may be nil; a memo serves the rings it first finished with and no others).
+func finishedAttach(memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, amap []AtomPair) (finished, error) {
+	var key string
+	if memo != nil {
+		k, keyed := attachKey(node, neighbors, prev, amap)
+		memo.mu.Lock()
+		if memo.aroma == nil {
+			memo.aroma = aroma
+		}
+		same := memo.aroma == aroma
+		memo.mu.Unlock()
+		if !keyed || !same {
+			memo = nil
+		} else {
+			key = finishKey(k, node, neighbors)
+			memo.mu.Lock()
+			f, ok := memo.done[key]
+			memo.mu.Unlock()
+			if ok {
+				return f, nil
+			}
+		}
+	}
+	f, err := finishAttach(aroma, node, neighbors, prev, amap)
+	if err == nil && memo != nil {
+		memo.mu.Lock()
+		if len(memo.done) >= MaxAttachMemo {
+			clear(memo.done)
+		}
+		memo.done[key] = f
+		memo.mu.Unlock()
+	}
+	return f, err
+}
+
+// finishKey adds to an attachment's key what check_aroma reads besides the
+// candidate: the centre's and neighbours' IDs (matched against atom maps),
+// leaf flags and cluster SMILES.
+func finishKey(attach string, node *Node, neighbors []*Node) string {
+	b := []byte(attach)
+	for _, n := range append([]*Node{node}, neighbors...) {
+		b = append(b, '|')
+		b = strconv.AppendInt(b, int64(n.ID), 10)
+		b = strconv.AppendBool(b, n.IsLeaf)
+		b = append(b, n.Smiles...)
+	}
+	return string(b)
+}
+
+// attachKey describes everything localAttach's molecule depends on: the
+// centre's atoms and bonds, each previous then neighbouring node's atoms and
+// bonds, and the atom map naming each node by its place in that list (an
+// ID it lacks as itself). It reports false, no key, when two of the nodes
+// share an ID (then localAttach's maps are not one per node).
+func attachKey(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, bool) {
 	b := make([]byte, 0, 256)
 	b = appendNode(b, ctr)
 	b = append(b, '|')
+	place := make(map[int]int, len(prev)+len(neighbors))
 	for _, n := range prev {
+		place[n.ID] = len(place)
 		b = appendNode(b, n)
 	}
 	b = append(b, '|')
 	for _, n := range neighbors {
+		place[n.ID] = len(place)
 		b = appendNode(b, n)
 	}
 	b = append(b, '|')
 	for _, p := range amap {
-		b = strconv.AppendInt(b, int64(p.Nei), 10)
+		if k, ok := place[p.Nei]; ok {
+			b = strconv.AppendInt(b, int64(k), 10)
+		} else {
+			b = append(b, "id"...)
+			b = strconv.AppendInt(b, int64(p.Nei), 10)
+		}
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(p.CtrAtom), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(p.NeiAtom), 10)
 		b = append(b, ';')
 	}
-	return string(b)
+	return string(b), len(place) == len(prev)+len(neighbors)
 }
 
-// appendNode appends a node's ID, atoms (element, charge, atom map) and
-// bonds (ends, type).
+// appendNode appends a node's atoms (element, charge, atom map) and bonds
+// (ends, type).
 func appendNode(b []byte, n *Node) []byte {
-	b = strconv.AppendInt(b, int64(n.ID), 10)
 	b = append(b, '[')
 	for _, a := range n.atoms {
 		b = strconv.AppendInt(b, int64(a.AtomicNum), 10)

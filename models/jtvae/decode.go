@@ -199,12 +199,12 @@ func (m *Model) gruRows(bd *builder, table *msgTable, labels []int64, in [][]int
 
 // decodeStep advances every active molecule by one step of the authors'
 // loop: stop score of the node on top of the stack; when it says go on, the
-// top five labels in order until one whose slots fit and that the chemistry
-// can assemble becomes a child; otherwise backtrack to the parent (or finish
-// at the root).
+// expansion message and the top five labels in order until one whose slots
+// fit and that the chemistry can assemble becomes a child; otherwise
+// backtrack to the parent (or finish at the root). As theirs, the
+// expansion message and the labels are computed only for the molecules
+// that go on.
 func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) error {
-	d := m.dec
-	rows0 := table.rows
 	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
 	for k, i := range active {
 		t := dec[i]
@@ -214,55 +214,37 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 			in[k] = append(in[k], t.msg[[2]int32{y, x}])
 		}
 	}
-	// stop scores and, for all (cheap), the expansion message and its labels
-	if err := m.gruRows(bd, table, labels, in); err != nil {
-		return fmt.Errorf("jtvae decode: %w", err)
+	ctx := zt.IndexSelect(0, bd.ints(mols))
+	stop, err := m.stopScores(bd, table.view(), ctx, labels, in)
+	if err != nil {
+		return err
 	}
-	tab := table.view()
-	hidden := tab.Shape()[1]
-	var from, to []int64
-	for k, rows := range in {
-		for _, r := range rows {
-			from, to = append(from, r), append(to, int64(k))
+	var goOn []int // places in active of the molecules that go on
+	for k, i := range active {
+		expand := stop[k] >= 0
+		if rngs != nil {
+			expand = rngs[i].Float64() < 1/(1+math.Exp(-float64(stop[k])))
+		}
+		if expand {
+			goOn = append(goOn, k)
 		}
 	}
-	sum := bd.agg(from, to, len(active)).sum(tab)
-	li := bd.labelIndex(labels)
-	x := torch.Linear(d.emb.Forward(li.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias).IndexSelect(0, li.of)
-	h := x.Add(torch.Linear(sum, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
-	if d.stopReLU {
-		h = h.Relu()
-	}
-	ctx := zt.IndexSelect(0, bd.ints(mols))
-	stop, err := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Float32s()
+	rows0 := table.rows
+	ranked, err := m.expansions(bd, table, ctx, labels, in, goOn, active, rngs)
 	if err != nil {
-		return fmt.Errorf("jtvae decode: %w", err)
+		return err
 	}
-	newH := tab.Narrow(0, rows0, int64(len(active)))
-	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx}, 1)).Relu())
-	var ranked []int64
-	var err2 error
-	if rngs == nil {
-		_, order := logits.Sort(1, true)
-		ranked, err2 = order.Narrow(1, 0, 5).Int64s()
-	} else {
-		ranked, err2 = sampleLabels(logits, active, rngs)
-	}
-	if err2 != nil {
-		return fmt.Errorf("jtvae decode: %w", err2)
-	}
+	next := 0 // index into goOn
 	var backLabels []int64
 	var backIn [][]int64
 	var backOf []int
 	for k, i := range active {
 		t := dec[i]
 		xID := t.stack[len(t.stack)-1]
-		expand := stop[k] >= 0
-		if rngs != nil {
-			expand = rngs[i].Float64() < 1/(1+math.Exp(-float64(stop[k])))
-		}
-		if expand {
-			ok, err := t.expand(xID, ranked[5*k:5*k+5], rows0+int64(k), chem)
+		if next < len(goOn) && goOn[next] == k {
+			j := next
+			next++
+			ok, err := t.expand(xID, ranked[5*j:5*j+5], rows0+int64(j), chem)
 			if errors.Is(err, ErrGiveUp) {
 				t.done, t.err = true, err
 				continue
@@ -303,6 +285,64 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 		t.stack = t.stack[:len(t.stack)-1]
 	}
 	return nil
+}
+
+// stopScores are the stop scores of the nodes with the given labels and
+// incoming message rows, ctx their molecules' tree latents.
+func (m *Model) stopScores(bd *builder, tab, ctx *torch.Tensor, labels []int64, in [][]int64) ([]float32, error) {
+	d := m.dec
+	hidden := tab.Shape()[1]
+	var from, to []int64
+	for k, rows := range in {
+		for _, r := range rows {
+			from, to = append(from, r), append(to, int64(k))
+		}
+	}
+	sum := bd.agg(from, to, len(labels)).sum(tab)
+	li := bd.labelIndex(labels)
+	x := torch.Linear(d.emb.Forward(li.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias).IndexSelect(0, li.of)
+	h := x.Add(torch.Linear(sum, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
+	if d.stopReLU {
+		h = h.Relu()
+	}
+	stop, err := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Float32s()
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	return stop, nil
+}
+
+// expansions appends to the table the expansion messages of the rows goOn
+// of the step (places in active), in that order, and returns each one's
+// five labels to try: the most likely in order, or drawn from its
+// molecule's stream.
+func (m *Model) expansions(bd *builder, table *msgTable, ctx *torch.Tensor, labels []int64, in [][]int64, goOn, active []int, rngs []*rand.Rand) ([]int64, error) {
+	if len(goOn) == 0 {
+		return nil, nil
+	}
+	d := m.dec
+	gl, gin, gmol, gplace := make([]int64, len(goOn)), make([][]int64, len(goOn)), make([]int, len(goOn)), make([]int64, len(goOn))
+	for j, k := range goOn {
+		gl[j], gin[j], gmol[j], gplace[j] = labels[k], in[k], active[k], int64(k)
+	}
+	rows0 := table.rows
+	if err := m.gruRows(bd, table, gl, gin); err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	newH := table.view().Narrow(0, rows0, int64(len(goOn)))
+	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx.IndexSelect(0, bd.ints(gplace))}, 1)).Relu())
+	var ranked []int64
+	var err error
+	if rngs == nil {
+		_, order := logits.TopK(5, 1, true)
+		ranked, err = order.Int64s()
+	} else {
+		ranked, err = sampleLabels(logits, gmol, rngs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	return ranked, nil
 }
 
 // expand tries the ranked labels as a child of node x (message row row) and
@@ -350,17 +390,17 @@ func (t *treeDecode) expand(x int32, ranked []int64, row int64, chem TreeChemist
 	return false, nil
 }
 
-// sampleLabels draws, for each row k of logits (molecule active[k]), five
+// sampleLabels draws, for each row k of logits (molecule mols[k]), five
 // labels without replacement in proportion to the softmax
 // (torch.multinomial(softmax, 5)) from that molecule's stream.
-func sampleLabels(logits *torch.Tensor, active []int, rngs []*rand.Rand) ([]int64, error) {
+func sampleLabels(logits *torch.Tensor, mols []int, rngs []*rand.Rand) ([]int64, error) {
 	probs, err := logits.Softmax(1).Float64s()
 	if err != nil {
 		return nil, err
 	}
 	v := int(logits.Shape()[1])
 	var out []int64
-	for k, i := range active {
+	for k, i := range mols {
 		p := slices.Clone(probs[k*v : (k+1)*v])
 		for _, w := range SampleWithoutReplacement(p, 5, rngs[i]) {
 			out = append(out, int64(w))

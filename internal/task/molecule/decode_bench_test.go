@@ -43,7 +43,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 		}
 	}
 	var stats DecodeStats
-	invalid := 0
+	invalid, requests, hits, smilesHits := 0, 0, 0, 0
 	cpu0 := processCPU(b)
 	profiled(b, os.Getenv("TLBO_DECODE_TORCH_PROFILE"), func() {
 		for b.Loop() {
@@ -60,6 +60,8 @@ func BenchmarkDecodePrior(b *testing.B) {
 				}
 			}
 			stats.add(d.Stats)
+			r, h, sh := d.chem.memo.Counts()
+			requests, hits, smilesHits = requests+r, hits+h, smilesHits+sh
 		}
 	})
 	n := float64(b.N)
@@ -67,6 +69,8 @@ func BenchmarkDecodePrior(b *testing.B) {
 	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
 	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
 	b.ReportMetric(float64(invalid)/n, "invalid/op")
+	b.ReportMetric(float64(hits)/float64(max(requests, 1)), "memo_hits")
+	b.ReportMetric(float64(smilesHits)/float64(max(requests, 1)), "memo_smiles_hits")
 	b.ReportMetric(float64(stats.Timeouts)/n, "timeouts/op")
 	b.ReportMetric(float64(stats.Retries)/n, "retries/op")
 	b.ReportMetric(float64(stats.SecondPasses)/n, "second_passes/op")
