@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
 
@@ -29,7 +30,9 @@ func TestProgramObjective(t *testing.T) {
 	}
 	count := filepath.Join(dir, "count.txt")
 	script := filepath.Join(dir, "count.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\nwc -c <\"$1\"\n"), 0o755); err != nil {
+	// A constant (no x) fails (exit status 3), the others score their length + 1.
+	text := "#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\ngrep -q x \"$1\" || { echo no x >&2; exit 3; }\nwc -c <\"$1\"\n"
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("COUNT", count)
@@ -64,9 +67,18 @@ func TestProgramObjective(t *testing.T) {
 			t.Errorf("the program received %q: want an expression in its canonical spaced form (%q, %v)", l, c, err)
 		}
 	}
+	failures := failureReasons(t, run)
+	if len(failures) == 0 {
+		t.Error("no evaluation failed: want the constants among them to")
+	}
 	for _, e := range res.OracleCalls() {
-		if want := float64(len(strings.ReplaceAll(e.Object, " ", ""))); e.Score < want {
-			t.Errorf("%q scored %g, want its spaced length + 1 (> %g)", e.Object, e.Score, want)
+		reason, failed := failures[e.Object]
+		switch {
+		case !strings.Contains(e.Object, "x") && (!failed || e.Score != expression.FailureScore || !strings.Contains(reason, "exit status 3: no x")):
+			t.Errorf("%q scored %g (failure %q), want the failure score %g with the program's exit status and stderr", e.Object, e.Score,
+				reason, expression.FailureScore)
+		case strings.Contains(e.Object, "x") && (failed || e.Score < float64(len(strings.ReplaceAll(e.Object, " ", "")))):
+			t.Errorf("%q scored %g (failure %q), want its spaced length + 1", e.Object, e.Score, reason)
 		}
 	}
 	var cfg map[string]any
@@ -79,6 +91,16 @@ func TestProgramObjective(t *testing.T) {
 	err = runCLI(append(args, "--resume", "--objective", "command:sh "+perFile+" wc -c", "--initial", "6")...)
 	if err == nil || !strings.Contains(err.Error(), "objective") {
 		t.Errorf("resume with another program: %v, want an error naming the objective", err)
+	}
+	// --initial with the task's own objective: the same draw, scored by it.
+	builtin := filepath.Join(dir, "builtin")
+	b := slices.Clone(args)
+	b[len(b)-1] = builtin
+	if err := runCLI(append(b, "--initial", "5")...); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := bo.ReadCurve(builtin); err != nil || len(c.Initial) != 5 || c.Initial[0].Object != res.Initial[0].Object {
+		t.Errorf("--initial 5 with the built-in objective: %v, %v; want the program's draw's first 5", c.Initial, err)
 	}
 	for _, c := range []struct {
 		extra []string
@@ -102,4 +124,42 @@ func TestProgramObjective(t *testing.T) {
 			t.Errorf("%v: %v, want an error naming %s", c.extra, err, c.want)
 		}
 	}
+}
+
+// failureReasons returns the failure reason of every failed evaluation of a
+// run by object key: the start's (task.StartFile) and the loop's (journal).
+func failureReasons(t *testing.T, run string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(run, task.StartFile))), "\n") {
+		var r struct{ Object, Failure string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Failure != "" {
+			out[r.Object] = r.Failure
+		}
+	}
+	objects := map[int]string{}
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(run, bo.JournalFile))), "\n") {
+		var r struct {
+			Round *struct{ Queries []bo.Query }
+			Eval  *struct {
+				I       int
+				Failure string
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Round != nil {
+			for _, q := range r.Round.Queries {
+				objects[q.Index] = q.Object
+			}
+		}
+		if r.Eval != nil && r.Eval.Failure != "" {
+			out[objects[r.Eval.I]] = r.Eval.Failure
+		}
+	}
+	return out
 }
