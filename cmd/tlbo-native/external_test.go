@@ -163,3 +163,54 @@ func failureReasons(t *testing.T, run string) map[string]string {
 	}
 	return out
 }
+
+// TestProgramObjectiveMolecule: a molecule run with a program objective and
+// --initial starts from the molecules the task's own PMO draw picks (the
+// same as under a named objective), scored by the program, each molecule
+// once.
+func TestProgramObjectiveMolecule(t *testing.T) {
+	dir := t.TempDir()
+	vae := filepath.Join(dir, "jtvae.pt")
+	if err := runCLI("train", "--task", "molecule", "--synthetic-data", "--data-dir", dir, "--hidden", "16", "--epochs", "1",
+		"--batch-size", "8", "--prior-samples", "0", "--cache-dir", "none", "--out", vae); err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(dir, "count.txt")
+	script := filepath.Join(dir, "count.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\nwc -c <\"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COUNT", count)
+	perFile, err := filepath.Abs("../../examples/per_file.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"optimize", "--vae", vae, "--synthetic-data", "--data-dir", dir, "--cache-dir", "none", "--budget", "2",
+		"--retrain-every", "2", "--retrain-epochs", "0.1", "--initial-retrain-epochs", "0", "--n-best", "10", "--n-rand", "0",
+		"--inducing", "0", "--raw-samples", "32", "--restarts", "2", "--q", "2", "--initial", "6", "--seed", "2"}
+	program, named := filepath.Join(dir, "program"), filepath.Join(dir, "named")
+	if err := runCLI(append(args, "--objective", "command:sh "+perFile+" sh "+script, "--run-dir", program)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCLI(append(args, "--objective", "qed", "--run-dir", named)...); err != nil {
+		t.Fatal(err)
+	}
+	a, errA := bo.ReadCurve(program)
+	b, errB := bo.ReadCurve(named)
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if len(a.Initial) != 6 || len(b.Initial) != 6 {
+		t.Fatalf("initial calls %d and %d, want 6", len(a.Initial), len(b.Initial))
+	}
+	for i := range a.Initial {
+		if a.Initial[i].Object != b.Initial[i].Object || a.Initial[i].Score == b.Initial[i].Score {
+			t.Errorf("initial call %d: %v under the program, %v under qed: want the same molecule, scored by each", i, a.Initial[i], b.Initial[i])
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, count)), "\n")
+	if len(lines) != 6+len(a.Evaluations) || len(slices.Compact(slices.Sorted(slices.Values(lines)))) != len(lines) {
+		t.Errorf("the program was asked %d times (%d distinct) for 6 initial calls and %d evaluations", len(lines),
+			len(slices.Compact(slices.Sorted(slices.Values(lines)))), len(a.Evaluations))
+	}
+}

@@ -31,12 +31,19 @@ type startRecord struct {
 	Failure string  `json:"failure,omitempty"`
 }
 
+// ProgramValue is the key of Env.Opts under which the task's own functions
+// find the program of a program objective (its CMD ARGS; absent otherwise):
+// their --objective is then the task's default, and a task that draws its
+// own start (Spec.InitialCalls) says that the program scores it.
+const ProgramValue = "program objective"
+
 // ownEnv is the environment the task's own functions see in a run: with a
 // program objective, its --objective is the task's default (whose keys,
-// parsing and data the program's objective keeps) and a task's own
-// --initial is off (the run draws its start itself, drawStart).
+// parsing and data the program's objective keeps) and ProgramValue names
+// the program.
 func (d *Defined[O, E]) ownEnv(env *Env) *Env {
-	if !IsProgram(env) {
+	cmd, ok := CommandOf(env.Opts.String(ObjectiveOption))
+	if !ok {
 		return env
 	}
 	own := *env
@@ -46,9 +53,7 @@ func (d *Defined[O, E]) ownEnv(env *Env) *Env {
 			own.Opts[ObjectiveOption] = o.Zero()
 		}
 	}
-	if d.s.InitialCalls != nil {
-		own.Opts[InitialOption] = 0
-	}
+	own.Opts[ProgramValue] = cmd
 	return &own
 }
 
@@ -62,14 +67,15 @@ func (d *Defined[O, E]) drawsStart(env *Env) bool {
 // drawStart is the run's labelled start under --initial N: N distinct
 // objects (by the objective's keys) drawn from the data set in the order of
 // a permutation seeded by env.Seed, skipping those the network cannot take
-// as examples, and scored by obj on workers goroutines, each score appended
-// to dir/StartFile as it arrives. A run whose dir/bo.InitialFile exists
-// reads its scores back (the same draw is required); one whose StartFile
-// holds some evaluates only the others. The returned evaluations are the
-// run's first N oracle calls.
+// as examples (a task with a draw of its own, Spec.InitialCalls, has drawn
+// them: ds holds them), and scored by obj on workers goroutines, each score
+// appended to dir/StartFile as it arrives. A run whose dir/bo.InitialFile
+// exists reads its scores back (the same draw is required); one whose
+// StartFile holds some evaluates only the others. The returned evaluations
+// are the run's first N oracle calls.
 func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dataset[O], workers int) (Dataset[O], []bo.Evaluation, error) {
 	n := env.Opts.Int(InitialOption)
-	objs, keys, err := d.drawObjects(env, obj, ds, n)
+	objs, keys, err := d.startObjects(env, obj, ds, n)
 	if err != nil {
 		return ds, nil, err
 	}
@@ -78,26 +84,51 @@ func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dat
 		return ds, nil, err
 	}
 	calls := make([]bo.Evaluation, n)
-	failed, first := 0, ""
 	for i := range objs {
 		calls[i] = bo.Evaluation{Object: keys[i], Score: scores[i]}
-		if failures[i] != "" {
+	}
+	if env.Stderr != nil {
+		fmt.Fprintf(env.Stderr, "labelled start: %d objects drawn with seed %d and scored by the objective: the run's first %d oracle calls%s\n",
+			n, env.Seed, n, failureNote(keys, failures, obj.FailureScore()))
+	}
+	source := ds.Source // the task's draw says so
+	if d.s.InitialCalls == nil {
+		source = fmt.Sprintf("%s; %d drawn at random with the seed, scored by the objective (oracle calls)", ds.Source, n)
+	}
+	return Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores}, Source: source}, calls, nil
+}
+
+// startObjects returns the n objects of the start and their keys: those
+// the task drew (ds, when it has a draw of its own), else drawObjects'.
+func (d *Defined[O, E]) startObjects(env *Env, obj Objective[O], ds Dataset[O], n int) ([]O, []string, error) {
+	if d.s.InitialCalls == nil {
+		return d.drawObjects(env, obj, ds, n)
+	}
+	if len(ds.Objects) != n {
+		return nil, nil, fmt.Errorf("--%s %d: the task drew %d objects", InitialOption, n, len(ds.Objects))
+	}
+	keys := make([]string, n)
+	for i, o := range ds.Objects {
+		keys[i] = obj.Key(o)
+	}
+	return ds.Objects, keys, nil
+}
+
+// failureNote says how many of the start's evaluations failed, and the
+// first one's reason ("" when none did).
+func failureNote(keys, failures []string, score float64) string {
+	failed, first := 0, ""
+	for i, f := range failures {
+		if f != "" {
 			if failed++; first == "" {
-				first = keys[i] + ": " + failures[i]
+				first = keys[i] + ": " + f
 			}
 		}
 	}
-	if env.Stderr != nil {
-		note := ""
-		if failed > 0 {
-			note = fmt.Sprintf("; %d failed and have the failure score %g (the first: %s)", failed, obj.FailureScore(), first)
-		}
-		fmt.Fprintf(env.Stderr, "labelled start: %d objects drawn with seed %d from %d and scored by the objective: the run's first %d oracle calls%s\n",
-			n, env.Seed, len(ds.Objects), n, note)
+	if failed == 0 {
+		return ""
 	}
-	out := Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores},
-		Source: fmt.Sprintf("%s; %d drawn at random with the seed, scored by the objective (oracle calls)", ds.Source, n)}
-	return out, calls, nil
+	return fmt.Sprintf("; %d failed and have the failure score %g (the first: %s)", failed, score, first)
 }
 
 // drawObjects draws n distinct objects of ds that the network can take.

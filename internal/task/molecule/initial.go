@@ -94,6 +94,10 @@ func initialMolecules(env *task.Env, obj Objective, smiles []string, fileScores 
 		}
 		bound.Unlock()
 	}
+	by := obj.Name()
+	if p := env.Opts.String(task.ProgramValue); p != "" {
+		by = "the program " + p // optimize scores them with it next
+	}
 	if env.Stderr != nil {
 		note := ""
 		if skipped > 0 {
@@ -103,9 +107,9 @@ func initialMolecules(env *task.Env, obj Objective, smiles []string, fileScores 
 			note += fmt.Sprintf("; %d could not be scored and have the failure score %g", failed, obj.FailureScore())
 		}
 		fmt.Fprintf(env.Stderr, "molecule data set: %d initial molecules drawn with seed %d from %d, scored by %s: the run's first %d oracle calls%s\n",
-			n, env.Seed, len(smiles), obj.Name(), n, note)
+			n, env.Seed, len(smiles), by, n, note)
 	}
 	// The seed is the run's own field: a source without it lets runs that
 	// differ only in the seed be grouped (bo.GroupCurves).
-	return objs, scores, fmt.Sprintf("%s; %d drawn at random with the seed, scored by %s (oracle calls)", source, n, obj.Name()), nil
+	return objs, scores, fmt.Sprintf("%s; %d drawn at random with the seed, scored by %s (oracle calls)", source, n, by), nil
 }
