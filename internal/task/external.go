@@ -94,8 +94,9 @@ func ProgramOptions(own ...string) []Option {
 			"(README, \"Your own objective\")", VerbOptimize))
 	}
 	if !slices.Contains(own, InitialOption) {
-		opts = append(opts, IntOption(InitialOption, 0, 0, "with a program objective: start from N distinct objects drawn at random (--seed) "+
-			"from the data set and scored by the program, the run's first N oracle calls (RUN_DIR/"+bo.InitialFile+")", VerbOptimize))
+		opts = append(opts, IntOption(InitialOption, 0, 0, "start from N distinct objects drawn at random (--seed) from the data set and "+
+			"scored by the objective (your program or the task's own), the run's first N oracle calls (RUN_DIR/"+bo.InitialFile+
+			"); 0: the data set with its scores (a program objective needs --initial or --data-scores)", VerbOptimize))
 	}
 	return append(opts,
 		BoolOption(DataScoresOption, "with a program objective: the data set's own scores are the program's (a library you scored, "+
