@@ -190,7 +190,10 @@ type EnumOptions struct {
 	// neighbours) with its error once it is done.
 	Ctx context.Context
 	// First stops at the first candidate: enough to tell whether any exists
-	// (the authors' can_assemble), which is the same answer.
+	// (the authors' can_assemble), which is the same answer. It descends
+	// into each attachment as soon as it is found valid and new, so that
+	// the ones after it are not sanitised when it leads to a candidate
+	// (the same attachments are visited in the same order until then).
 	First bool
 	// Memo, when set, answers the sanitisation of attachments seen before.
 	Memo *AttachMemo
@@ -244,6 +247,12 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 				continue
 			}
 			seen[s] = true
+			if o.First { // depth first at once: the siblings left are needed only if this one fails
+				if err := search(amap, depth+1); err != nil || first != nil {
+					return err
+				}
+				continue
+			}
 			next = append(next, amap)
 		}
 		for _, amap := range next {

@@ -2,6 +2,7 @@ package chem
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -43,6 +44,12 @@ func TestAttachMemo(t *testing.T) {
 				for k := range got {
 					if errs[k] != nil || !reflect.DeepEqual(got[k], want) {
 						t.Errorf("%s node %d (first %v): with the memo %v (%v), without %v", s, n.ID, first, got[k], errs[k], want)
+					}
+				}
+				if first {
+					all, err := EnumAssemble(n, nbrs, nil, nil)
+					if err != nil || (len(all) > 0) != (len(want) > 0) || (len(want) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Smiles == want[0].Smiles })) {
+						t.Errorf("%s node %d: the first candidate %v is not one of all %v (%v)", s, n.ID, want, all, err)
 					}
 				}
 			}

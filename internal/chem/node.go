@@ -3,6 +3,7 @@ package chem
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,17 @@ func NewNode(smiles string, id int) (*Node, error) {
 		return nil, fmt.Errorf("cluster %q: %w", smiles, err)
 	}
 	return n, nil
+}
+
+// Clone returns a node of n's cluster with ID id, its own copy of the
+// molecule (atom maps included) and no neighbours: NewNode(n.Smiles, id)
+// without parsing and kekulizing the cluster again. Close releases it.
+func (n *Node) Clone(id int) (*Node, error) {
+	m, err := n.Mol.Copy()
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", n.Smiles, err)
+	}
+	return &Node{ID: id, Cluster: n.Cluster, Smiles: n.Smiles, Mol: m, atoms: slices.Clone(n.atoms), bonds: slices.Clone(n.bonds)}, nil
 }
 
 // Close releases the node's molecule.

@@ -189,7 +189,7 @@ func (b *builder) ints(v []int64, shape ...int64) *torch.Tensor {
 	if shape == nil {
 		shape = []int64{int64(len(v))}
 	}
-	t := b.sc.Own(torch.FromInt64(v, shape...)).To(b.dev)
+	t := b.onDevice(b.sc.Own(torch.FromInt64(v, shape...)))
 	if b.err == nil {
 		b.err = t.Err()
 	}
@@ -197,11 +197,20 @@ func (b *builder) ints(v []int64, shape ...int64) *torch.Tensor {
 }
 
 func (b *builder) floats(v []float32, shape ...int64) *torch.Tensor {
-	t := b.sc.Own(torch.FromFloat32(v, shape...)).To(b.dev)
+	t := b.onDevice(b.sc.Own(torch.FromFloat32(v, shape...)))
 	if b.err == nil {
 		b.err = t.Err()
 	}
 	return t
+}
+
+// onDevice moves a tensor made on the host to the builder's device (a
+// host tensor stays as it is: a move would cost a native call for nothing).
+func (b *builder) onDevice(t *torch.Tensor) *torch.Tensor {
+	if b.dev.Type == torch.CPUDevice {
+		return t
+	}
+	return t.To(b.dev)
 }
 
 // agg makes the sums of source rows from[i] into result rows to[i], for

@@ -51,9 +51,11 @@ type clusterChem struct {
 	slots [][]jtvae.Slot
 	aroma chem.AromaRings
 	memo  *chem.AttachMemo
+	nodes []nodeTemplate // by label, made on first use
 
-	mu  sync.Mutex
-	can map[string]bool
+	mu     sync.Mutex
+	can    map[string]bool
+	parses map[string]bool // roundTrips' answers by SMILES
 }
 
 var clusterChems struct {
@@ -69,7 +71,8 @@ func chemistryOf(v Vocab) (*clusterChem, error) {
 	if c, ok := clusterChems.byVocab[key]; ok {
 		return c, nil
 	}
-	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}, memo: chem.NewAttachMemo()}
+	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}, parses: map[string]bool{}, memo: chem.NewAttachMemo(),
+		nodes: make([]nodeTemplate, len(v))}
 	var err error
 	if c.aroma, err = chem.VocabAroma(v); err != nil {
 		return nil, err
@@ -105,6 +108,28 @@ func clusterSlots(smiles string) ([]jtvae.Slot, error) {
 	return out, nil
 }
 
+// nodeTemplate is a vocabulary cluster's node, copied for each use.
+type nodeTemplate struct {
+	mu sync.Mutex
+	n  *chem.Node
+}
+
+// node returns a new node of cluster label with ID id (chem.NewNode),
+// copied from the cluster's template.
+func (c *clusterChem) node(label int64, id int) (*chem.Node, error) {
+	t := &c.nodes[label]
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n == nil {
+		n, err := chem.NewNode(c.vocab[label], 0)
+		if err != nil {
+			return nil, err
+		}
+		t.n = n
+	}
+	return t.n.Clone(id)
+}
+
 // canAssemble is the authors' can_assemble: the center with atom map 1 and
 // ID 1, its neighbours with IDs 2, 3, ... and atom map 0 (leaves) or their
 // ID, enumerated in assembly order; true when a candidate exists.
@@ -116,7 +141,7 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 	if found {
 		return ok, nil
 	}
-	ctr, err := chem.NewNode(c.vocab[center], 1)
+	ctr, err := c.node(center, 1)
 	if err != nil {
 		return false, err
 	}
@@ -126,7 +151,7 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 	}
 	neis := make([]*chem.Node, len(nbrs))
 	for i, w := range nbrs {
-		n, err := chem.NewNode(c.vocab[w], i+2)
+		n, err := c.node(w, i+2)
 		if err != nil {
 			return false, err
 		}
@@ -314,7 +339,7 @@ type assembly struct {
 // the atom map tree decoding left.
 func (a *assembly) buildNodes(tr jtvae.Decoded) error {
 	for i, w := range tr.Labels {
-		n, err := chem.NewNode(a.chem.vocab[w], i+1)
+		n, err := a.chem.node(w, i+1)
 		if err != nil {
 			return err
 		}
@@ -450,7 +475,7 @@ func (a *assembly) dfs(cur *chem.Mol, global chem.AtomMaps, faAmap []chem.AtomPa
 		if err := chem.Attach(m, children, g); err != nil {
 			return nil, nil, err
 		}
-		if !roundTrips(m) {
+		if !a.chem.roundTrips(m) {
 			continue
 		}
 		failed := false
@@ -530,16 +555,28 @@ func (a *assembly) order(cands []chem.Candidate) ([]int, error) {
 }
 
 // roundTrips is the authors' validity check of a partial molecule:
-// MolFromSmiles(MolToSmiles(mol)) is not None.
-func roundTrips(m *chem.Mol) bool {
+// MolFromSmiles(MolToSmiles(mol)) is not None, the answer for a SMILES
+// remembered (bounded by chem.MaxAttachMemo).
+func (c *clusterChem) roundTrips(m *chem.Mol) bool {
 	s, err := m.SmilesWith(chem.DefaultSmiles)
 	if err != nil {
 		return false
 	}
-	p, err := chem.Smiles(s)
-	if err != nil {
-		return false
+	c.mu.Lock()
+	ok, seen := c.parses[s]
+	c.mu.Unlock()
+	if seen {
+		return ok
 	}
-	p.Close()
-	return true
+	p, err := chem.Smiles(s)
+	if ok = err == nil; ok {
+		p.Close()
+	}
+	c.mu.Lock()
+	if len(c.parses) >= chem.MaxAttachMemo {
+		clear(c.parses)
+	}
+	c.parses[s] = ok
+	c.mu.Unlock()
+	return ok
 }

@@ -21,8 +21,8 @@ import (
 // network is $TLBO_DECODE_VAE (a checkpoint of ours or the authors' state
 // dict) or testdata/jtvae/decode_state.pt; the points are $TLBO_DECODE_Z
 // (.npy, n x 56, e.g. make_decode_fixture.py --time's, for the side-by-side
-// timing) or 100 standard normal draws. The can_assemble cache and the memo
-// of sanitised attachments start empty each iteration.
+// timing) or 100 standard normal draws. The caches of answers (can_assemble,
+// sanitised attachments, round trips) start empty each iteration.
 // $TLBO_DECODE_TORCH_PROFILE=FILE records libtorch's operators into FILE
 // (torch.Profile, one worker) and logs the costliest by self time.
 func BenchmarkDecodePrior(b *testing.B) {
@@ -48,6 +48,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 	profiled(b, os.Getenv("TLBO_DECODE_TORCH_PROFILE"), func() {
 		for b.Loop() {
 			clear(d.chem.can)
+			clear(d.chem.parses)
 			d.chem.memo.Reset()
 			d.Stats = DecodeStats{}
 			smiles, _, err := d.Decode(z)
@@ -69,6 +70,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
 	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
 	b.ReportMetric(float64(invalid)/n, "invalid/op")
+	b.ReportMetric(float64(requests)/n, "attachments/op")
 	b.ReportMetric(float64(hits)/float64(max(requests, 1)), "memo_hits")
 	b.ReportMetric(float64(smilesHits)/float64(max(requests, 1)), "memo_smiles_hits")
 	b.ReportMetric(float64(stats.Timeouts)/n, "timeouts/op")
