@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/task"
@@ -22,12 +24,7 @@ import (
 // objective is refused. Options that need a program, or that a program
 // needs, are refused, named.
 func TestProgramObjective(t *testing.T) {
-	data, dir := tinyExpressionData(t), t.TempDir()
-	vae := filepath.Join(dir, "gvae.pt")
-	if err := runCLI("train", "--task", "expression", "--data-dir", data, "--epochs", "1", "--batch-size", "64",
-		"--prior-samples", "0", "--out", vae); err != nil {
-		t.Fatal(err)
-	}
+	data, dir, vae := tinyExpressionVAE(t)
 	count := filepath.Join(dir, "count.txt")
 	script := filepath.Join(dir, "count.sh")
 	// A constant (no x) fails (exit status 3), the others score their length + 1.
@@ -123,6 +120,88 @@ func TestProgramObjective(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error naming %s", c.extra, err, c.want)
 		}
+	}
+}
+
+// tinyExpressionVAE returns a data directory of tinyExpressionData, a
+// directory for the test's files and a grammar VAE trained on the data for
+// one epoch.
+func tinyExpressionVAE(t *testing.T) (data, dir, vae string) {
+	t.Helper()
+	data, dir = tinyExpressionData(t), t.TempDir()
+	vae = filepath.Join(dir, "gvae.pt")
+	if err := runCLI("train", "--task", "expression", "--data-dir", data, "--epochs", "1", "--batch-size", "64",
+		"--prior-samples", "0", "--out", vae); err != nil {
+		t.Fatal(err)
+	}
+	return data, dir, vae
+}
+
+// TestProgramStartLocked: the run directory is locked before the labelled
+// start is scored, not only once the loop begins. While one run's program
+// scores its first start object (and waits), a second run on the same
+// directory fails at once naming the first's pid, and the program is asked
+// for nothing by it; the first run then ends with every object evaluated
+// once.
+func TestProgramStartLocked(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	count, gate := filepath.Join(dir, "count.txt"), filepath.Join(dir, "go")
+	script := filepath.Join(dir, "wait.sh")
+	// Appends the object to $COUNT, then waits (at most 10 s) for $GATE.
+	text := "#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\ni=0\nwhile [ ! -e \"$GATE\" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done\n" +
+		"wc -c <\"$1\"\n"
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COUNT", count)
+	t.Setenv("GATE", gate)
+	perFile, err := filepath.Abs("../../examples/per_file.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	args := []string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
+		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--q", "1", "--evaluators", "1", "--seed", "3",
+		"--objective", "command:sh " + perFile + " sh " + script, "--initial", "3", "--failure-score", "7", "--run-dir", run}
+	first := make(chan error, 1)
+	go func() { first <- runCLI(args...) }()
+	lines := func() []string {
+		b, _ := os.ReadFile(count)
+		return strings.Fields(strings.ReplaceAll(string(b), " ", "_"))
+	}
+	for deadline := time.Now().Add(2 * time.Minute); len(lines()) == 0; time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-first:
+			t.Fatalf("the first run ended (%v) before its program was asked for anything", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run's program was asked for nothing in 2 minutes")
+		}
+	}
+	second := runCLI(args...)
+	asked := lines()
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("in use by another process (pid %d)", os.Getpid()); second == nil || !strings.Contains(second.Error(), want) {
+		t.Errorf("a second run while the first scores its start: %v, want an error with %q", second, want)
+	}
+	if len(asked) != 1 {
+		t.Errorf("while the first run scored its first start object, the program was asked for %q: want that one object only", asked)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the first run: %v", err)
+	}
+	res, err := bo.ReadCurve(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := lines()
+	if len(all) != len(res.Initial)+len(res.Evaluations) || len(slices.Compact(slices.Sorted(slices.Values(all)))) != len(all) {
+		t.Errorf("the program was asked for %q: want each of the %d initial calls and %d evaluations once", all, len(res.Initial),
+			len(res.Evaluations))
 	}
 }
 

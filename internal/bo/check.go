@@ -39,12 +39,15 @@ func CheckRunDir(opts Options) error {
 	case cfgErr == nil && !opts.Resume:
 		return fmt.Errorf("bo: %s already holds a run; pass --resume to continue it or choose another directory", dir)
 	}
+	if opts.Lock != nil && opts.Lock.Holds(dir) {
+		return nil // the caller holds it
+	}
 	if _, err := os.Stat(filepath.Join(dir, LockFile)); err == nil {
-		l, err := lockDir(dir)
+		l, err := LockDir(dir)
 		if err != nil {
 			return err
 		}
-		return l.unlock()
+		return l.Unlock()
 	}
 	return nil
 }

@@ -47,10 +47,10 @@ func TestCheckRunDir(t *testing.T) {
 	if err := CheckRunDir(Options{Dir: run, Resume: true}); err != nil {
 		t.Errorf("resume: %v", err)
 	}
-	l, err := lockDir(run)
+	l, err := LockDir(run)
 	must(err)
 	expect("locked", CheckRunDir(Options{Dir: run, Resume: true}), "in use", "pid")
-	must(l.unlock())
+	must(l.Unlock())
 	if err := CheckRunDir(Options{Dir: run, Resume: true}); err != nil {
 		t.Errorf("after the lock is released: %v", err)
 	}

@@ -14,15 +14,26 @@ import (
 // exclusive lock on.
 const LockFile = ".lock"
 
-// dirLock is an exclusive advisory lock (flock) on a run directory, held
-// for the life of a run so that a second process on the same directory
-// fails at once instead of interleaving its journal writes with the
-// first's. The kernel drops it when the process dies, kill -9 included.
-type dirLock struct{ f *os.File }
+// Lock is an exclusive advisory lock (flock) on a run directory, held for
+// the life of a run so that a second process on the same directory fails at
+// once instead of evaluating what the first evaluates or interleaving its
+// journal writes with the first's. The kernel drops it when the process
+// dies, kill -9 included.
+type Lock struct {
+	dir string
+	f   *os.File
+}
 
-// lockDir takes the lock of dir, naming the holder's pid when another
-// process has it.
-func lockDir(dir string) (*dirLock, error) {
+// LockDir takes the lock of the run directory dir, creating dir when
+// missing, and fails at once, naming the holder's pid, when another process
+// (or another Lock of this one) has it. A caller that evaluates anything
+// for the run before Run (a labelled start scored by the objective) takes
+// it first and hands it to Run through Options.Lock, so that the run holds
+// one lock from its first evaluation to its end.
+func LockDir(dir string) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bo: run directory: %w", err)
+	}
 	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -44,8 +55,20 @@ func lockDir(dir string) (*dirLock, error) {
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &dirLock{f: f}, nil
+	return &Lock{dir: dir, f: f}, nil
 }
 
-// unlock releases the lock.
-func (l *dirLock) unlock() error { return l.f.Close() }
+// Holds reports whether l is the lock of the run directory dir.
+func (l *Lock) Holds(dir string) bool {
+	a, errA := filepath.Abs(l.dir)
+	b, errB := filepath.Abs(dir)
+	return errA == nil && errB == nil && a == b
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() error {
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("bo: unlock %s: %w", l.dir, err)
+	}
+	return nil
+}

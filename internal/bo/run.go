@@ -31,6 +31,11 @@ type Options struct {
 	// Logf, when set, receives warnings and notes (torn journal line,
 	// random fallbacks).
 	Logf func(format string, args ...any)
+	// Lock, when set, is the run directory's lock (LockDir), taken by the
+	// caller before anything it evaluates for the run (a labelled start
+	// scored by the objective): Run holds it instead of taking its own, and
+	// the caller releases it. Without it Run takes the lock itself.
+	Lock *Lock
 }
 
 // Stages reported through Progress.
@@ -190,11 +195,15 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bo: run directory: %w", err)
 	}
-	lock, err := lockDir(opts.Dir)
-	if err != nil {
-		return nil, err
+	if opts.Lock == nil {
+		lock, err := LockDir(opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+	} else if !opts.Lock.Holds(opts.Dir) {
+		return nil, fmt.Errorf("bo: Options.Lock is the lock of %s, not of the run directory %s", opts.Lock.dir, opts.Dir)
 	}
-	defer lock.unlock()
 	if err := r.open(data); err != nil {
 		return nil, err
 	}

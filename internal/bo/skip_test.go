@@ -646,3 +646,43 @@ func TestSubmitterJobs(t *testing.T) {
 		t.Errorf("%d jobs journaled after the resume, want 8", n)
 	}
 }
+
+// TestRunHeldLock: a caller that took the run directory's lock (to score a
+// labelled start first) hands it to Run, which holds it instead of taking
+// a second one, the only lock of the run; a lock of another directory is
+// refused, and without a lock a second process's lock makes Run fail.
+func TestRunHeldLock(t *testing.T) {
+	p, data := newToy(t)
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 2, 0
+	dir, other := t.TempDir(), t.TempDir()
+	lock, err := bo.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bo.CheckRunDir(bo.Options{Dir: dir, Lock: lock}); err != nil {
+		t.Errorf("CheckRunDir with the caller's lock: %v", err)
+	}
+	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir}); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("in use by another process (pid %d)", os.Getpid())) {
+		t.Errorf("Run without the held lock: %v, want the lock's holder named", err)
+	}
+	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: other, Lock: lock}); err == nil ||
+		!strings.Contains(err.Error(), "not of the run directory") {
+		t.Errorf("Run with another directory's lock: %v, want it refused", err)
+	}
+	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Lock: lock}); err != nil {
+		t.Fatalf("Run with the caller's lock: %v", err)
+	}
+	if _, err := bo.LockDir(dir); err == nil {
+		t.Error("the lock was released by Run: want the caller to hold it until it unlocks")
+	}
+	if err := lock.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := bo.LockDir(dir); err != nil {
+		t.Errorf("after Unlock: %v", err)
+	} else {
+		l.Unlock()
+	}
+}

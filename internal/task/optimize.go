@@ -10,7 +10,8 @@ import (
 )
 
 // Optimize runs the BO loop on the task: the run directory is checked
-// first (bo.CheckRunDir), then the checkpoint req.Model.Path is
+// first (bo.CheckRunDir) and locked (bo.LockDir, held to the end, the
+// labelled start's evaluations included), then the checkpoint req.Model.Path is
 // loaded and bound (for molecules, featurisation then uses the
 // checkpoint's vocabulary), the data set read, and bo.Run given the task's
 // objective and model as they are, typed. Files are identified by content,
@@ -28,6 +29,17 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	}
 	if err := checkProgramOptions(env, d.s.Options); err != nil {
 		return nil, err
+	}
+	// One lock from the first evaluation (a labelled start scored by the
+	// objective) to the loop's end: a second process fails here, before
+	// it evaluates anything.
+	if req.Options.Lock == nil {
+		lock, err := bo.LockDir(req.Options.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+		req.Options.Lock = lock
 	}
 	own := d.ownEnv(env)
 	obj, err := d.s.Objective(own)
