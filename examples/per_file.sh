@@ -2,7 +2,7 @@
 # examples/per_file.sh: an objective for tlbo-native made of any program that
 # scores one object given as a file:
 #
-#   tlbo-native optimize ... --objective 'command:examples/per_file.sh PROGRAM ARG...'
+#   tlbo-native optimize ... --objective 'command:examples/per_file.sh PROGRAM ARG...' --failure-score S
 #
 # For each request line {"id": ..., "object": ...} on standard input, the object
 # is written to a file (with a final newline), PROGRAM ARG... FILE runs, and the

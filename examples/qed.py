@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """examples/qed.py: QED drug-likeness (Bickerton et al. 2012) as an objective for tlbo-native.
 
-    tlbo-native optimize --task molecule ... --objective 'command:python3 examples/qed.py' --initial 100
+    tlbo-native optimize --task molecule ... --objective 'command:python3 examples/qed.py' --failure-score 0 --initial 100
 
 Reads {"id": ..., "object": SMILES} lines on standard input and writes
 {"id": ..., "score": QED} (between 0 and 1, higher is better) or

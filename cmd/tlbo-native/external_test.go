@@ -43,7 +43,7 @@ func TestProgramObjective(t *testing.T) {
 		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0.2", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
 		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--q", "2", "--evaluators", "2", "--seed", "1",
 		"--run-dir", run}
-	if err := runCLI(append(args, "--objective", program, "--initial", "6")...); err != nil {
+	if err := runCLI(append(args, "--objective", program, "--initial", "6", "--failure-score", "7")...); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(readFile(t, count), "\n"), "\n")
@@ -85,7 +85,7 @@ func TestProgramObjective(t *testing.T) {
 	if !strings.Contains(readFile(t, filepath.Join(run, bo.ConfigFile)), strings.TrimPrefix(program, "command:")) {
 		t.Errorf("config.json does not record the program: %v", cfg)
 	}
-	err = runCLI(append(args, "--resume", "--objective", "command:sh "+perFile+" wc -c", "--initial", "6")...)
+	err = runCLI(append(args, "--resume", "--objective", "command:sh "+perFile+" wc -c", "--initial", "6", "--failure-score", "7")...)
 	if err == nil || !strings.Contains(err.Error(), "objective") {
 		t.Errorf("resume with another program: %v, want an error naming the objective", err)
 	}
@@ -103,16 +103,20 @@ func TestProgramObjective(t *testing.T) {
 		extra []string
 		want  string
 	}{
-		{[]string{"--objective", program}, "--initial"},
-		{[]string{"--objective", program, "--initial", "3", "--data-scores"}, "give one"},
-		{[]string{"--objective", program, "--initial", "3", "--maximize", "--minimize"}, "--maximize"},
-		{[]string{"--objective", program, "--initial", "3", "--maximize"}, "--failure-score"},
-		{[]string{"--objective", program, "--initial", "3", "--eval-timeout", "soon"}, "--eval-timeout"},
-		{[]string{"--objective", program, "--initial", "3", "--executor", "cloud"}, "--executor"},
+		{[]string{"--objective", program, "--failure-score", "7"}, "--initial"},
+		{[]string{"--objective", program, "--failure-score", "7", "--initial", "3", "--data-scores"}, "give one"},
+		{[]string{"--objective", program, "--failure-score", "7", "--initial", "3", "--maximize", "--minimize"}, "--maximize"},
+		{[]string{"--objective", program, "--initial", "3"}, "give --failure-score S"},
+		{[]string{"--objective", program, "--data-scores"}, "give --failure-score S"},
+		{[]string{"--objective", program, "--initial", "3", "--maximize"}, "give --failure-score S"},
+		{[]string{"--objective", program, "--failure-score", "worst", "--initial", "3"}, "--failure-score"},
+		{[]string{"--objective", program, "--failure-score", "7", "--initial", "3", "--eval-timeout", "soon"}, "--eval-timeout"},
+		{[]string{"--objective", program, "--failure-score", "7", "--initial", "3", "--executor", "cloud"}, "--executor"},
 		{[]string{"--objective", "qed"}, "--objective"},
 		{[]string{"--maximize"}, "--maximize"},
 		{[]string{"--executor", "slurm"}, "--executor"},
-		{[]string{"--objective", program, "--data-scores"}, "--data-scores"},
+		{[]string{"--objective", program, "--failure-score", "7", "--data-scores"}, "--data-scores"},
+		{[]string{"--failure-score", "7"}, "--failure-score"},
 	} {
 		a := slices.Clone(args)
 		a[len(a)-1] = filepath.Join(t.TempDir(), "r")
@@ -268,7 +272,7 @@ func TestProgramObjectiveMolecule(t *testing.T) {
 		"--retrain-every", "2", "--retrain-epochs", "0.1", "--initial-retrain-epochs", "0", "--n-best", "10", "--n-rand", "0",
 		"--inducing", "0", "--raw-samples", "32", "--restarts", "2", "--q", "2", "--initial", "6", "--seed", "2"}
 	program, named := filepath.Join(dir, "program"), filepath.Join(dir, "named")
-	if err := runCLI(append(args, "--objective", "command:sh "+perFile+" sh "+script, "--run-dir", program)...); err != nil {
+	if err := runCLI(append(args, "--objective", "command:sh "+perFile+" sh "+script, "--failure-score", "0", "--run-dir", program)...); err != nil {
 		t.Fatal(err)
 	}
 	if err := runCLI(append(args, "--objective", "qed", "--run-dir", named)...); err != nil {

@@ -58,8 +58,9 @@ PROGRAM="command:$PY examples/qed.py"
 run() { # run DIR EXTRA...: the molecule run with the QED program (with RUN_EXEC=1, exec'd)
 	dir=$1
 	shift
+	# --failure-score is required with a program: QED is in [0, 1], maximised, so a failure scores 0.
 	${RUN_EXEC:+exec} "$BIN" optimize --vae "$OUT/vae.pt" --molecules "$OUT/data/molecules.npz" --objective "$PROGRAM" \
-		--initial "$INITIAL" --budget "$BUDGET" --q 4 --evaluators 4 --retrain-every 8 --initial-retrain-epochs 0.2 \
+		--failure-score 0 --initial "$INITIAL" --budget "$BUDGET" --q 4 --evaluators 4 --retrain-every 8 --initial-retrain-epochs 0.2 \
 		--retrain-epochs 0.2 --n-best 200 --n-rand 200 --inducing 50 --raw-samples 256 --restarts 8 --seed 0 \
 		--run-dir "$OUT/$dir" "$@"
 }

@@ -39,8 +39,9 @@ type ExternalRequest struct {
 	Command string
 	// Direction is "maximize", "minimize" or "" for the task's own.
 	Direction string
-	// FailureScore is the score of a failed evaluation; nil takes the
-	// task's when the direction is the task's (required otherwise).
+	// FailureScore is the score of a failed evaluation, on the program's
+	// scale (required: the task's own is on its built-in objective's scale,
+	// which need not be the program's; FailureScoreRequired says why).
 	FailureScore *float64
 	// Stochastic makes the loop evaluate a repeated object again (as a
 	// replicate) instead of reusing its score.
@@ -103,8 +104,8 @@ func ProgramOptions(own ...string) []Option {
 			"imported with its score column by the data verb) instead of --initial", VerbOptimize),
 		BoolOption(optMaximize, "the program's scores are maximised (without it or --minimize: the task's direction)", VerbOptimize),
 		BoolOption(optMinimize, "the program's scores are minimised (without it or --maximize: the task's direction)", VerbOptimize),
-		StringOption(optFailureScore, "", "the score of a failed evaluation of the program (default: the task's; required when "+
-			"--maximize or --minimize turns the task's direction)", VerbOptimize),
+		StringOption(optFailureScore, "", "the score of a failed evaluation of the program, on its scale: worse than any score it "+
+			"gives (required with a program objective, e.g. 0 for QED, which is in [0, 1] and maximised)", VerbOptimize),
 		BoolOption(optStochastic, "the program's scores are noisy: a repeated object is evaluated again instead of reusing its score", VerbOptimize),
 		StringOption(optExecutor, ExecutorLocal, ExecutorLocal+" (--evaluators copies of the program on this machine) or "+ExecutorSlurm+
 			" (each batch of evaluations a Slurm job array under RUN_DIR/slurm, on a filesystem the nodes share)", VerbOptimize),
@@ -143,6 +144,8 @@ func externalRequest(env *Env, evaluators int) (ExternalRequest, error) {
 			return req, fmt.Errorf("--%s %q: want a finite number", optFailureScore, s)
 		}
 		req.FailureScore = &f
+	} else {
+		return req, FailureScoreRequired()
 	}
 	if s := strings.TrimSpace(env.Opts.String(optEvalTimeout)); s != "" && s != "0" {
 		d, err := time.ParseDuration(s)
@@ -152,6 +155,19 @@ func externalRequest(env *Env, evaluators int) (ExternalRequest, error) {
 		req.Timeout = d
 	}
 	return req, nil
+}
+
+// FailureScoreRequired is the error of a program objective without
+// --failure-score: the task's failure score is its built-in objective's
+// (penalised logP's -4), whose scale the program need not share, so
+// that a default could rank a failure above real scores (any QED is in
+// [0, 1]: -4 is below them all when maximised, but better than all of them
+// when minimised) or let it swamp the surrogate's scale.
+func FailureScoreRequired() error {
+	return fmt.Errorf("--%s %s...: give --%s S, the score a failed evaluation (an error reply, a crash, a timeout, a "+
+		"non-number) gets on your program's scale, worse than any score it gives: the task's own failure score is its "+
+		"built-in objective's (penalised logP's -4), which need not suit your program's scale (QED is in [0, 1]); "+
+		"e.g. --%s 0 for a QED program, maximised", ObjectiveOption, CommandPrefix, optFailureScore, optFailureScore)
 }
 
 // checkProgramOptions refuses the program objective's options without a
@@ -255,13 +271,10 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 	default:
 		return nil, fmt.Errorf("objective direction %q, want maximize or minimize", req.Direction)
 	}
-	switch {
-	case req.FailureScore != nil:
-		e.failure = *req.FailureScore
-	case e.maximize != base.Maximize():
-		return nil, fmt.Errorf("--%s turns the task's direction: give the score of a failed evaluation with --failure-score",
-			req.Direction)
+	if req.FailureScore == nil {
+		return nil, FailureScoreRequired()
 	}
+	e.failure = *req.FailureScore
 	e.text = func(o O) (string, error) { return d.objectText(env, dir, base, o) }
 	objects := dir + "/objects"
 	if err := os.MkdirAll(objects, 0o755); err != nil {

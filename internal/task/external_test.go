@@ -31,13 +31,15 @@ func (lenObjective) Describe() map[string]string     { return map[string]string{
 // TestExternalObjective: a program (awk over the JSON protocol, no shell
 // between the object and it) replaces the built-in objective; keys and
 // parsing stay the task's, the direction and failure score are the
-// request's, and a direction that turns the task's needs a failure score.
+// request's, and the failure score is required (the task's is on its
+// built-in objective's scale, not necessarily the program's).
 func TestExternalObjective(t *testing.T) {
 	d := &Defined[string, struct{}]{s: Spec[string, struct{}]{Name: "toy"}}
 	env := &Env{}
 	// The test scorer of internal/external: an object scores its length.
 	prog := "/usr/bin/python3 ../external/testdata/scorer.py"
-	e, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: prog, Evaluators: 2})
+	worst := 1000.0
+	e, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: prog, Evaluators: 2, FailureScore: &worst})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +52,17 @@ func TestExternalObjective(t *testing.T) {
 	if err != nil || !(b > a) {
 		t.Errorf("scores %v, %v (%v); want the longer object to score more", a, b, err)
 	}
-	if e.Maximize() || e.FailureScore() != 100 || e.Key(" x ") != "x" || !e.Deterministic() ||
-		e.Describe()["objective"] != CommandPrefix+prog {
-		t.Errorf("direction %v, failure %v, key %q, deterministic %v, description %v: want the task's, and the program recorded",
+	if e.Maximize() || e.FailureScore() != worst || e.Key(" x ") != "x" || !e.Deterministic() ||
+		e.Describe()["objective"] != CommandPrefix+prog || e.Describe()["objective-failure-score"] != "1000" {
+		t.Errorf("direction %v, failure %v, key %q, deterministic %v, description %v: want the task's direction and key, "+
+			"the request's failure score, and the program recorded",
 			e.Maximize(), e.FailureScore(), e.Key(" x "), e.Deterministic(), e.Describe())
 	}
-	if _, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: "true", Direction: "maximize"}); err == nil ||
-		!strings.Contains(err.Error(), "--failure-score") {
-		t.Errorf("a turned direction without a failure score: %v, want an error naming --failure-score", err)
+	for _, dir := range []string{"", "maximize"} {
+		_, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: "true", Direction: dir})
+		if err == nil || !strings.Contains(err.Error(), "give --failure-score") || !strings.Contains(err.Error(), "QED is in [0, 1]") {
+			t.Errorf("direction %q without a failure score: %v, want an error asking for --failure-score and saying why", dir, err)
+		}
 	}
 	f := -1.0
 	m, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: "sh -c 'exit 3'", Direction: "maximize",
@@ -72,7 +77,8 @@ func TestExternalObjective(t *testing.T) {
 		t.Errorf("maximize %v failure %v deterministic %v error %v; want the request's and a crash failure", m.Maximize(), m.FailureScore(),
 			m.Deterministic(), err)
 	}
-	if _, err := d.newExternalObjective(env, filepath.Join(t.TempDir(), "x"), lenObjective{}, ExternalRequest{Command: "true", Executor: "cloud"}); err == nil {
+	if _, err := d.newExternalObjective(env, filepath.Join(t.TempDir(), "x"), lenObjective{}, ExternalRequest{Command: "true", Executor: "cloud",
+		FailureScore: &worst}); err == nil {
 		t.Error("an unknown executor was accepted")
 	}
 }
@@ -99,8 +105,9 @@ func TestExternalObjectsIntact(t *testing.T) {
 			}
 			log := filepath.Join(t.TempDir(), "log")
 			t.Setenv("SCORER_LOG", log)
+			worst := 1000.0
 			e, err := d.newExternalObjective(&Env{}, t.TempDir(), lenObjective{},
-				ExternalRequest{Command: prog, Executor: executor, Evaluators: 3, Timeout: 5 * time.Minute})
+				ExternalRequest{Command: prog, Executor: executor, Evaluators: 3, Timeout: 5 * time.Minute, FailureScore: &worst})
 			if err != nil {
 				t.Fatal(err)
 			}
