@@ -18,18 +18,22 @@ import (
 // Parallel decoding. One Decode call runs in two phases on the decoder's
 // workers: the tree decoder on contiguous chunks of the rows, one chunk per
 // worker and all of a chunk's molecules stepping together (batched network
-// calls), then the assembly of each molecule, the workers taking molecules
-// one at a time (a long molecule does not hold up the others). Each worker
-// holds its own native state: a libtorch scope per tree-decoding chunk and
-// per assembly scorer (the network's parameters are only read, under
-// NoGrad), and RDKit molecules made and closed by the molecule's own
-// assembly; the only shared state is the vocabulary's chemistry, read-only
-// but for the can_assemble cache under its mutex. Each worker runs on one
-// locked OS thread, so that glibc serves its native allocations from one
-// malloc arena (as torch.OnOneThread). A molecule depends on its own row
-// only: greedy decoding has no state across rows, and a sampled one draws
-// row i from its own stream (rowStream), so the molecules are the same for
-// any number of workers (TestDecodeWorkers).
+// calls), with the assembly scorers of the chunk's trees (one batched pass
+// of the tree encoder); then the assembly of each molecule, the workers
+// taking molecules one at a time (a long molecule does not hold up the
+// others). Each worker holds its own native state: libtorch scopes of its
+// chunk and of each candidate group it scores (the network's parameters are
+// only read, under NoGrad), and RDKit molecules made and closed by the
+// molecule's own assembly. The state shared is the vocabulary's chemistry:
+// read-only but for its caches of answers (can_assemble, round trips, the
+// attachment memo) under mutexes, and its cluster templates, each copied
+// under its own mutex. Each worker runs on one locked OS thread, so that
+// glibc serves its native allocations from one malloc arena (as
+// torch.OnOneThread). A molecule depends on its own row only: greedy
+// decoding has no state across rows (the caches hold what RDKit answers,
+// whoever asked first), and a sampled one draws row i from its own stream
+// (rowStream), so the molecules are the same for any number of workers
+// (TestDecodeWorkers).
 
 // decodeCall is the state of one Decode call.
 type decodeCall struct {

@@ -55,8 +55,11 @@
 // their code and ours differ on purpose: a time cap per molecule (theirs has
 // none), can_assemble answers cached by cluster labels and leaf flags and
 // stopped at the first candidate (the same answers), each node's candidates
-// enumerated once per molecule, and errors of RDKit (which would raise in
-// theirs) make the molecule invalid.
+// enumerated once per molecule, what RDKit made of an attachment or a
+// partial molecule remembered (chem.AttachMemo: the same answers again),
+// and errors of RDKit (which would raise in theirs) make the molecule
+// invalid. A batch of points decodes on --workers goroutines
+// (decode_parallel.go), to the same molecules on any number.
 //
 // Training molecules are featurised once (trees, graphs and assembly
 // candidates, about 23 ms a molecule) into a cache on disk that train,

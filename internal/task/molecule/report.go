@@ -27,6 +27,7 @@ func report(env *task.Env, net models.VAE[jtvae.Example], val []jtvae.Example, o
 	if err != nil {
 		return err
 	}
+	d.Workers = int(decodeWorkers.Load())
 	if val = val[:min(len(val), ReportMolecules)]; len(val) > 0 {
 		acc, err := reconstruction(m, d, val)
 		if err != nil {
