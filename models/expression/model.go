@@ -9,6 +9,13 @@
 // It takes the grammar as plain data (Grammar) and knows nothing of the task's
 // text; state-dict names follow the reference's PyTorch module, so a
 // checkpoint loads into it with Python's torch.load.
+//
+// Encoding and greedy decoding equal the T-LBO authors' own code on the shipped
+// networks (internal/task/expression's TestDecodeMatchesAuthors). Training draws
+// z with the posterior's full scale, as T-LBO's PyTorch port does
+// (models.Reparameterize); Kusner et al.'s Keras original, and weighted
+// retraining's copy of it, scale that noise by 0.01, which leaves the network
+// nearly an autoencoder and reconstructing far more (pretrained/README.md).
 package expression
 
 import (
