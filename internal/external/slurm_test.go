@@ -1,7 +1,6 @@
 package external
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,36 +11,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-)
 
-// needSlurm makes sure that a Slurm cluster answers: one already running,
-// else the one-node cluster of testdata/slurm/start.sh, started here (as
-// root). It fails when neither is possible; only TLBO_SKIP_SLURM=1 skips.
-func needSlurm(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TLBO_SKIP_SLURM") == "1" {
-		t.Skip("TLBO_SKIP_SLURM=1: the Slurm integration test is skipped as asked")
-	}
-	if out, err := exec.Command("sinfo", "-h", "-t", "idle,mixed,allocated", "-o", "%n").Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
-		return
-	}
-	script, err := filepath.Abs("../../testdata/slurm/start.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Geteuid() != 0 {
-		t.Fatalf("no Slurm cluster answers, and only root can start the test cluster (%s): run it as root, "+
-			"or set TLBO_SKIP_SLURM=1 to skip this test", script)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, script).CombinedOutput()
-	if err != nil {
-		t.Fatalf("no Slurm cluster answers and %s could not start one (%v):\n%s\n"+
-			"(./build.sh test installs slurm-wlm and munge; TLBO_SKIP_SLURM=1 skips this test)", script, err, out)
-	}
-	t.Logf("started the test cluster: %s", strings.TrimSpace(string(out)))
-}
+	"github.com/tlbo-native/tlbo-native/internal/external/slurmtest"
+)
 
 // waitState waits until squeue lists the array task (jobid_index) in state.
 func waitState(t *testing.T, task, state string) {
@@ -75,7 +47,7 @@ func newSlurm(t *testing.T, argv []string, opts SlurmOptions) *Slurm {
 // TestSlurmObjects evaluates objects full of shell syntax, quotes and
 // non-ASCII text, and failing ones, as one job array on the cluster.
 func TestSlurmObjects(t *testing.T) {
-	needSlurm(t)
+	slurmtest.Need(t)
 	log := filepath.Join(t.TempDir(), "log")
 	var mu sync.Mutex
 	var jobs []Job
@@ -127,7 +99,7 @@ func TestSlurmObjects(t *testing.T) {
 // TestSlurmStates checks that an array task that Slurm cancels (running,
 // or pending), or whose job script is killed, fails with its Slurm state.
 func TestSlurmStates(t *testing.T) {
-	needSlurm(t)
+	slurmtest.Need(t)
 	jobs := make(chan Job, 1)
 	s := newSlurm(t, scorerArgv(t), SlurmOptions{OnSubmit: func(j Job) { jobs <- j }})
 	objs := []string{"hang", "sleep:0.5", "abc"}
@@ -189,7 +161,7 @@ func TestSlurmStates(t *testing.T) {
 // finished, AttachAll finds it again, also without its job_id file (an
 // optimiser killed right after sbatch), and reads the results back.
 func TestSlurmAttach(t *testing.T) {
-	needSlurm(t)
+	slurmtest.Need(t)
 	dir := filepath.Join(t.TempDir(), "slurm")
 	count := filepath.Join(t.TempDir(), "count")
 	opts := SlurmOptions{Dir: dir, Env: []string{"SCORER_COUNT=" + count}}

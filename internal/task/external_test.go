@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tlbo-native/tlbo-native/internal/external"
+	"github.com/tlbo-native/tlbo-native/internal/external/slurmtest"
 )
 
 // lenObjective is a built-in objective of string objects: their length,
@@ -101,7 +101,7 @@ func TestExternalObjectsIntact(t *testing.T) {
 	for _, executor := range []string{ExecutorLocal, ExecutorSlurm} {
 		t.Run(executor, func(t *testing.T) {
 			if executor == ExecutorSlurm {
-				needCluster(t)
+				slurmtest.Need(t)
 			}
 			log := filepath.Join(t.TempDir(), "log")
 			t.Setenv("SCORER_LOG", log)
@@ -142,22 +142,5 @@ func TestExternalObjectsIntact(t *testing.T) {
 				t.Errorf("the program received %q, want %q", got, want)
 			}
 		})
-	}
-}
-
-// needCluster makes sure a Slurm cluster answers, starting the test
-// cluster when none does (as internal/external's tests); only
-// TLBO_SKIP_SLURM=1 skips.
-func needCluster(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TLBO_SKIP_SLURM") == "1" {
-		t.Skip("TLBO_SKIP_SLURM=1: the Slurm half is skipped as asked")
-	}
-	if out, err := exec.Command("sinfo", "-h", "-t", "idle,mixed,allocated", "-o", "%n").Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
-		return
-	}
-	out, err := exec.Command("../../testdata/slurm/start.sh").CombinedOutput()
-	if err != nil {
-		t.Fatalf("no Slurm cluster answers and testdata/slurm/start.sh could not start one (%v):\n%s\n(TLBO_SKIP_SLURM=1 skips this test)", err, out)
 	}
 }
