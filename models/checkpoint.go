@@ -67,9 +67,22 @@ type TrainingState struct {
 	SeedSteps bool   `json:"seed_steps,omitempty"`
 	// Augment says whether mini-batches were augmented (nil: not recorded).
 	Augment *bool `json:"augment,omitempty"`
+	// Init names the checkpoint whose weights the training started from (a
+	// fine-tuning; nil: a new network).
+	Init *Origin `json:"init,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
+}
+
+// Origin identifies the checkpoint a fine-tuning started from: its file as
+// given, its digest, and how far its own training had gone.
+type Origin struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	ELBO   string `json:"elbo,omitempty"`
+	Step   int    `json:"step"`
+	Epoch  int    `json:"epoch"`
 }
 
 // HeaderPath returns the header path of a checkpoint: FILE.json for FILE.pt.
@@ -194,7 +207,7 @@ func (t *Trainer[E]) State() TrainingState {
 	augment := t.Augment != nil
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
-		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment}
+		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init}
 }
 
 // stateDict returns the network's tensors and the target predictor's,
@@ -295,7 +308,7 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 	}
 	t.Step, t.Epoch, t.EpochStep = st.Step, st.Epoch, st.EpochStep
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
-	t.Plateau, t.Decay = st.Plateau, st.Decay
+	t.Plateau, t.Decay, t.Init = st.Plateau, st.Decay, st.Init
 	t.adam.SetLR(st.LR)
 	if len(st.Sampler) > 0 {
 		if err := t.SetSamplerState(st.Sampler); err != nil {

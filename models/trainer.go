@@ -144,11 +144,14 @@ type Trainer[E any] struct {
 	// saves, determine the rest of the training: a resumed training then
 	// equals the uninterrupted one (on one thread). Pretraining sets it.
 	SeedSteps bool
-	hasRange  bool
-	adam      *optim.Adam
-	params    []*torch.Tensor
-	pcg       *rand.PCG
-	rng       *rand.Rand
+	// Init, when set, names the checkpoint the weights started from (a
+	// fine-tuning); checkpoints record it.
+	Init     *Origin
+	hasRange bool
+	adam     *optim.Adam
+	params   []*torch.Tensor
+	pcg      *rand.PCG
+	rng      *rand.Rand
 }
 
 // StepDecay multiplies the learning rate by Factor every Every optimiser

@@ -83,6 +83,9 @@ func trainFlags(t task.Task) []cli.Flag {
 		&cli.IntFlag{Name: "blas-threads", Value: 1, Usage: "OpenBLAS threads under libtorch's products (0: TLBO_BLAS_THREADS, else the core count); " +
 			"1 keeps them from competing with libtorch's own threads"},
 		&cli.StringFlag{Name: "out", Usage: "checkpoint FILE.pt", Required: true},
+		&cli.StringFlag{Name: "init", Usage: "start from the network of this checkpoint FILE.pt (a fine-tuning: its kind, configuration, " +
+			"weights and, for molecules, vocabulary; the optimiser, schedules and counters start afresh, and the new checkpoint's header " +
+			"names it with its digest), e.g. the soft-triplet JT-VAE fine-tuned from the plain one"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out (an existing --out is refused without --resume or --force)"},
 		&cli.BoolFlag{Name: "force", Usage: "overwrite the checkpoint at --out (its .pt, .json, .adam.pt and .last.* files are removed first)"},
 		&cli.IntFlag{Name: "checkpoint-every", Usage: "also save the latest state every N steps within an epoch (0: after each epoch only)"},
@@ -117,8 +120,8 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 			GradClip: floatOr(c, "grad-clip", d.GradClip), Device: dev, Seed: c.Uint64("seed")},
 		K: k, Epochs: intOr(c, "epochs", d.Epochs), ValFraction: c.Float64("val-fraction"),
 		LabelledFraction: c.Float64("labelled-fraction"), Latent: c.Int("latent"), Out: c.String("out"), Resume: c.Bool("resume"),
-		CheckpointEvery: c.Int("checkpoint-every"),
-		Report:          task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
+		CheckpointEvery: c.Int("checkpoint-every"), Init: c.String("init"),
+		Report: task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
 	req.Force, req.Augment = c.Bool("force"), d.PretrainAugment
 	if c.IsSet("augment") {

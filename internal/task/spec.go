@@ -95,6 +95,11 @@ type TrainRequest struct {
 	// (which removes it, its latest-epoch files included, before training).
 	Out           string
 	Resume, Force bool
+	// Init, when set, is a checkpoint whose network (kind, configuration,
+	// weights; a molecule network's vocabulary) a new training starts from: a
+	// fine-tuning, with a new optimiser, schedules and counters. It excludes
+	// Resume and Latent.
+	Init string
 	// CheckpointEvery, when positive, also saves the latest state every that
 	// many steps within an epoch (an epoch of all ZINC is hours on a CPU).
 	CheckpointEvery int

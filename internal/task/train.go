@@ -100,6 +100,8 @@ func checkOutput(req TrainRequest) error {
 		}
 	}
 	switch {
+	case req.Resume && req.Init != "":
+		return fmt.Errorf("--resume and --init: a resumed training continues from its own checkpoint at --out; --init starts a new one")
 	case req.Resume && req.Force:
 		return fmt.Errorf("--resume and --force: give one (continue the checkpoint, or overwrite it)")
 	case req.Resume:
@@ -154,7 +156,7 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		tr.SeedSteps = true
 		return net, tr, nil
 	}
-	net, err := d.s.NewNetwork(env, req.Latent)
+	net, origin, err := d.startNetwork(env, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,11 +165,39 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		net.Close()
 		return nil, nil, err
 	}
+	tr.Init = origin
 	if req.Augment {
 		tr.Augment = d.s.Augment
 	}
 	tr.Plateau, tr.Decay, tr.SeedSteps = req.Plateau, req.Decay, true
 	return net, tr, nil
+}
+
+// startNetwork returns the network a new training starts from: a new one,
+// or with req.Init the network of that checkpoint (loaded and bound as the
+// other verbs load one) with where it came from.
+func (d *Defined[O, E]) startNetwork(env *Env, req TrainRequest) (models.VAE[E], *models.Origin, error) {
+	if req.Init == "" {
+		net, err := d.s.NewNetwork(env, req.Latent)
+		return net, nil, err
+	}
+	if req.Latent != 0 {
+		return nil, nil, fmt.Errorf("--init %s with --latent %d: a fine-tuning keeps the checkpoint's network and its latent size", req.Init, req.Latent)
+	}
+	net, h, err := d.loadNetwork(env, req.Init)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--init: %w", err)
+	}
+	digest, err := FileDigest(req.Init)
+	if err != nil {
+		net.Close()
+		return nil, nil, fmt.Errorf("--init: %w", err)
+	}
+	o := &models.Origin{File: req.Init, SHA256: digest}
+	if st := h.Training; st != nil {
+		o.ELBO, o.Step, o.Epoch = st.ELBO.Name, st.Step, st.Epoch
+	}
+	return net, o, nil
 }
 
 // Train pretrains the task's VAE (or resumes it) for req.Epochs epochs in
@@ -210,8 +240,8 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 		return err
 	}
 	kind, _ := net.Describe()
-	fmt.Fprintf(env.Stderr, "training %s on %s (%d threads): %d train, %d validation points from %s, ELBO %s, from epoch %d\n",
-		kind, env.Device, torch.NumThreads(), train.Len(), val.Len(), source, tr.Opts.ELBO.Name, tr.Epoch)
+	fmt.Fprintf(env.Stderr, "training %s on %s (%d threads): %d train, %d validation points from %s, ELBO %s, from epoch %d%s\n",
+		kind, env.Device, torch.NumThreads(), train.Len(), val.Len(), source, tr.Opts.ELBO.Name, tr.Epoch, initNote(tr.Init))
 	start, startEpoch := time.Now(), tr.Epoch
 	var trainTime time.Duration
 	var saveErr error
@@ -270,4 +300,12 @@ func (d *Defined[O, E]) stepHook(env *Env, tr *models.Trainer[E], req TrainReque
 			}
 		}
 	}
+}
+
+// initNote says which checkpoint a fine-tuning started from ("" for none).
+func initNote(o *models.Origin) string {
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf(", the weights of %s (sha256 %.12s, ELBO %q, step %d)", o.File, o.SHA256, o.ELBO, o.Step)
 }
