@@ -95,24 +95,39 @@ func (a *AttachMemo) put(s sanitized, keys ...string) {
 	}
 }
 
-// sanitizedAttach is sanitize(local_attach(ctr, neighbors, prev, amap)):
-// the attachment's canonical kekulé SMILES and whether it sanitises, from
-// memo when it holds the answer (memo may be nil).
+// sanitizedAttach is sanitize(local_attach(ctr, neighbors, prev, amap)) as
+// the search of enum_assemble uses it: whether the attachment sanitises,
+// and a SMILES that tells distinct attachments apart (the search keeps the
+// first of each). With a memo (which may be nil) the atom maps are
+// numbered 1, 2, ... in order of appearance (mapLabels) before the
+// molecule is written, so that the same clusters attached the same way
+// under other node IDs (another place in the tree, another molecule) are
+// one answer; numbering the maps one to one changes neither whether two
+// attachments are the same molecule nor whether one sanitises.
 func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, bool, error) {
+	var labels map[int]int
 	var key string
+	keyed := false
 	if memo != nil {
-		k, keyed := attachKey(ctr, neighbors, prev, amap)
+		labels = mapLabels(ctr, neighbors, prev)
+		var k string
+		k, keyed = attachKey(ctr, neighbors, prev, amap, labels)
+		key = "a" + k
 		memo.mu.Lock()
 		memo.requests++
 		memo.mu.Unlock()
-		if key = "a" + k; !keyed {
-			memo = nil
-		} else if s, ok := memo.get(key, &memo.hits); ok {
-			return s.smiles, s.ok, nil
+		if keyed {
+			if s, ok := memo.get(key, &memo.hits); ok {
+				return s.smiles, s.ok, nil
+			}
 		}
 	}
 	m, err := localAttach(ctr, neighbors, prev, amap)
 	if err != nil {
+		return "", false, err
+	}
+	if err := relabelMaps(m, labels); err != nil {
+		m.Close()
 		return "", false, err
 	}
 	first, err := m.SmilesWith(KekuleSmiles)
@@ -122,15 +137,64 @@ func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap 
 	}
 	if memo != nil {
 		if s, ok := memo.get("s"+first, &memo.smilesHits); ok {
-			memo.put(s, key)
+			if keyed {
+				memo.put(s, key)
+			}
 			return s.smiles, s.ok, nil
 		}
 	}
 	s, ok := resanitized(first)
 	if memo != nil {
-		memo.put(sanitized{s, ok}, key, "s"+first)
+		keys := []string{"s" + first}
+		if keyed {
+			keys = append(keys, key)
+		}
+		memo.put(sanitized{s, ok}, keys...)
 	}
 	return s, ok, nil
+}
+
+// mapLabels numbers the distinct non-zero atom maps of the centre, the
+// previous and the neighbouring nodes 1, 2, ... in order of appearance.
+func mapLabels(ctr *Node, neighbors, prev []*Node) map[int]int {
+	labels := map[int]int{}
+	for _, ns := range [][]*Node{{ctr}, prev, neighbors} {
+		for _, n := range ns {
+			for _, a := range n.atoms {
+				if _, ok := labels[a.MapNum]; !ok && a.MapNum != 0 {
+					labels[a.MapNum] = len(labels) + 1
+				}
+			}
+		}
+	}
+	return labels
+}
+
+// label is map number v under labels (v itself when labels is nil, 0 for 0).
+func label(labels map[int]int, v int) int {
+	if labels == nil || v == 0 {
+		return v
+	}
+	return labels[v]
+}
+
+// relabelMaps numbers m's atom maps by labels (nil: as they are).
+func relabelMaps(m *Mol, labels map[int]int) error {
+	if labels == nil {
+		return nil
+	}
+	atoms, err := m.Atoms()
+	if err != nil {
+		return err
+	}
+	for i, a := range atoms {
+		if v := label(labels, a.MapNum); v != a.MapNum {
+			if err := m.SetAtomMap(i, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // finishedAttach is finishAttach, from memo when it holds the answer (memo
@@ -138,7 +202,7 @@ func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap 
 func finishedAttach(memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, amap []AtomPair) (finished, error) {
 	var key string
 	if memo != nil {
-		k, keyed := attachKey(node, neighbors, prev, amap)
+		k, keyed := attachKey(node, neighbors, prev, amap, nil)
 		memo.mu.Lock()
 		if memo.aroma == nil {
 			memo.aroma = aroma
@@ -185,22 +249,22 @@ func finishKey(attach string, node *Node, neighbors []*Node) string {
 
 // attachKey describes everything localAttach's molecule depends on: the
 // centre's atoms and bonds, each previous then neighbouring node's atoms and
-// bonds, and the atom map naming each node by its place in that list (an
-// ID it lacks as itself). It reports false, no key, when two of the nodes
+// bonds (atom maps under labels, nil: as they are), and the atom map naming
+// each node by its place in that list (an ID it lacks as itself). It reports false, no key, when two of the nodes
 // share an ID (then localAttach's maps are not one per node).
-func attachKey(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, bool) {
+func attachKey(ctr *Node, neighbors, prev []*Node, amap []AtomPair, labels map[int]int) (string, bool) {
 	b := make([]byte, 0, 256)
-	b = appendNode(b, ctr)
+	b = appendNode(b, ctr, labels)
 	b = append(b, '|')
 	place := make(map[int]int, len(prev)+len(neighbors))
 	for _, n := range prev {
 		place[n.ID] = len(place)
-		b = appendNode(b, n)
+		b = appendNode(b, n, labels)
 	}
 	b = append(b, '|')
 	for _, n := range neighbors {
 		place[n.ID] = len(place)
-		b = appendNode(b, n)
+		b = appendNode(b, n, labels)
 	}
 	b = append(b, '|')
 	for _, p := range amap {
@@ -219,16 +283,16 @@ func attachKey(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, boo
 	return string(b), len(place) == len(prev)+len(neighbors)
 }
 
-// appendNode appends a node's atoms (element, charge, atom map) and bonds
-// (ends, type).
-func appendNode(b []byte, n *Node) []byte {
+// appendNode appends a node's atoms (element, charge, atom map under
+// labels) and bonds (ends, type).
+func appendNode(b []byte, n *Node, labels map[int]int) []byte {
 	b = append(b, '[')
 	for _, a := range n.atoms {
 		b = strconv.AppendInt(b, int64(a.AtomicNum), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(a.FormalCharge), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(a.MapNum), 10)
+		b = strconv.AppendInt(b, int64(label(labels, a.MapNum)), 10)
 		b = append(b, ';')
 	}
 	b = append(b, '/')

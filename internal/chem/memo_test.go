@@ -64,3 +64,69 @@ func TestAttachMemo(t *testing.T) {
 		t.Errorf("%d answers after Reset", memo.Len())
 	}
 }
+
+// TestAttachMemoTrees: on ZINC molecules' trees, atom-mapped as decoding
+// maps them (a node that is not a leaf by its ID), each node's candidates
+// under each of its father's first candidates (dfs_assemble's calls) are
+// the same with a memo shared by all molecules as without one.
+func TestAttachMemoTrees(t *testing.T) {
+	memo := NewAttachMemo()
+	recs := readTreeFixtures(t, "tree_fixtures.json.gz")
+	calls := 0
+	for i := 0; i < len(recs); i += 25 {
+		tr, err := Decompose(recs[i].Smiles)
+		if err != nil {
+			continue
+		}
+		for _, n := range tr.Nodes {
+			n.IsLeaf = len(n.Neighbors) == 1
+			num := n.ID
+			if n.IsLeaf {
+				num = 0
+			}
+			if err := n.SetAtomMap(num); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, fa := range tr.Nodes {
+			faCands, err := EnumAssemble(fa, AssemblyOrder(fa.Neighbors), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range fa.Neighbors {
+				if ch.IsLeaf {
+					continue
+				}
+				var kids []*Node
+				for _, k := range ch.Neighbors {
+					if k != fa {
+						kids = append(kids, k)
+					}
+				}
+				for _, c := range faCands[:min(2, len(faCands))] {
+					var amap []AtomPair
+					for _, p := range c.Amap {
+						if p.Nei == ch.ID {
+							amap = append(amap, AtomPair{Nei: fa.ID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
+						}
+					}
+					want, err := EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := EnumOptions{Memo: memo}.EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
+					if err != nil || !reflect.DeepEqual(got, want) {
+						t.Errorf("%s node %d under %d: with the memo %v (%v), without %v", recs[i].Smiles, ch.ID, fa.ID, got, err, want)
+					}
+					calls++
+				}
+			}
+		}
+		tr.Close()
+	}
+	requests, hits, smilesHits := memo.Counts()
+	t.Logf("%d enumerations, %d attachments, %d answered by content and %d by SMILES", calls, requests, hits, smilesHits)
+	if calls < 100 || hits == 0 {
+		t.Errorf("%d enumerations, %d answered by content", calls, hits)
+	}
+}
