@@ -117,14 +117,17 @@ func encodeCommand() *cli.Command {
 		verb:    task.VerbEncode,
 		fromVAE: true,
 		flags: func(t task.Task) []cli.Flag {
-			return codecFlags(t, "objects in the task's format", "encoder means, .npy (n x latent, float64)")
+			return append(codecFlags(t, "objects in the task's format", "encoder means, .npy (n x latent, float64)"),
+				&cli.BoolFlag{Name: "skip-invalid", Usage: "an object the network cannot take (e.g. a molecule RDKit cannot kekulize, or " +
+					"with a ring the vocabulary lacks) gets a row of NaN, named with its reason on stderr, instead of failing the whole file"})
 		},
 		action: func(c *cli.Context, t task.Task) error {
 			env, err := codecEnv(c, t, task.VerbEncode)
 			if err != nil {
 				return err
 			}
-			return t.Encode(env, task.EncodeRequest{VAE: c.String("vae"), In: c.String("in"), Out: c.String("out")})
+			return t.Encode(env, task.EncodeRequest{VAE: c.String("vae"), In: c.String("in"), Out: c.String("out"),
+				SkipInvalid: c.Bool("skip-invalid")})
 		},
 	}.command()
 }

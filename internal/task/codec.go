@@ -27,19 +27,60 @@ func (d *Defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 	if len(objs) == 0 {
 		return fmt.Errorf("%s: no objects", req.In)
 	}
-	ex, err := d.examples(objs, nil, nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", req.In, err)
-	}
-	mu, err := models.EncodeMeans(net, ex)
+	ex, rows, err := d.encodable(env, req, objs)
 	if err != nil {
 		return err
 	}
-	if err := numpy.WriteNPY(req.Out, numpy.Array{Shape: []int{len(objs), net.LatentDim()}, Data: mu}); err != nil {
+	dim := net.LatentDim()
+	mu := make([]float64, len(objs)*dim)
+	for i := range mu {
+		mu[i] = math.NaN()
+	}
+	if len(ex) > 0 {
+		got, err := models.EncodeMeans(net, ex)
+		if err != nil {
+			return err
+		}
+		for k, i := range rows {
+			copy(mu[i*dim:(i+1)*dim], got[k*dim:(k+1)*dim])
+		}
+	}
+	if err := numpy.WriteNPY(req.Out, numpy.Array{Shape: []int{len(objs), dim}, Data: mu}); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "encoded %d objects into %d dimensions: %s\n", len(objs), net.LatentDim(), req.Out)
+	fmt.Fprintf(env.Stdout, "encoded %d objects into %d dimensions: %s\n", len(rows), dim, req.Out)
+	if skipped := len(objs) - len(rows); skipped > 0 {
+		fmt.Fprintf(env.Stdout, "skipped %d objects the network cannot take (rows of NaN)\n", skipped)
+	}
 	return nil
+}
+
+// encodable returns the examples of the objects the network can take and
+// their rows: all of them, or an error naming the first that fails, unless
+// req.SkipInvalid, which names each failure on env.Stderr and goes on.
+func (d *Defined[O, E]) encodable(env *Env, req EncodeRequest, objs []O) ([]E, []int, error) {
+	if !req.SkipInvalid {
+		ex, err := d.examples(objs, nil, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w (--skip-invalid writes a row of NaN for it instead)", req.In, err)
+		}
+		rows := make([]int, len(objs))
+		for i := range rows {
+			rows[i] = i
+		}
+		return ex, rows, nil
+	}
+	var ex []E
+	var rows []int
+	for i, o := range objs {
+		e, err := d.s.Example(o)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: object %d skipped: %v\n", req.In, i, err)
+			continue
+		}
+		ex, rows = append(ex, e), append(rows, i)
+	}
+	return ex, rows, nil
 }
 
 // Decode writes the objects decoded from the latent points of the .npy file

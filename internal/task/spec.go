@@ -131,7 +131,12 @@ type ModelRequest struct {
 }
 
 // EncodeRequest names the files of the encode verb.
-type EncodeRequest struct{ VAE, In, Out string }
+type EncodeRequest struct {
+	VAE, In, Out string
+	// SkipInvalid writes a row of NaN for an object the network cannot take
+	// (named with its reason on Stderr) instead of failing.
+	SkipInvalid bool
+}
 
 // DecodeRequest names the files of the decode verb.
 type DecodeRequest struct {

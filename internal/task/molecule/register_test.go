@@ -190,6 +190,28 @@ func TestTrainSynthetic(t *testing.T) {
 	if a, err := numpy.ReadNPY(z); err != nil || !slices.Equal(a.Shape, []int{3, 56}) {
 		t.Errorf("encoded %v, %v", a.Shape, err)
 	}
+	// A molecule the network cannot take (RDKit cannot kekulize its
+	// fragments) fails the file, naming it, unless SkipInvalid writes a row
+	// of NaN for it.
+	bad, zb := filepath.Join(t.TempDir(), "bad.smi"), filepath.Join(t.TempDir(), "zb.npy")
+	writeLines(t, bad, []string{sampleSmiles[0], "Cc1cccn2c(=O)c(C(=O)NC[C@H]3CCO[C@@H]3C(C)C)cnc12", sampleSmiles[1]})
+	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: bad, Out: zb}); err == nil || !strings.Contains(err.Error(), "object 1") {
+		t.Errorf("encode of an unkekulizable molecule: %v, want an error naming object 1", err)
+	}
+	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: bad, Out: zb, SkipInvalid: true}); err != nil {
+		t.Fatal(err)
+	}
+	good, err1 := numpy.ReadNPY(z)
+	skip, err2 := numpy.ReadNPY(zb)
+	if err1 != nil || err2 != nil || !slices.Equal(skip.Shape, []int{3, 56}) {
+		t.Fatalf("SkipInvalid: %v %v %v", skip.Shape, err1, err2)
+	}
+	g, w := skip.Data.([]float64), good.Data.([]float64)
+	for j := 0; j < 56; j++ {
+		if math.Abs(g[j]-w[j]) > 1e-9 || !math.IsNaN(g[56+j]) || math.Abs(g[112+j]-w[56+j]) > 1e-9 {
+			t.Fatalf("SkipInvalid: column %d: rows %v %v %v, want %v NaN %v", j, g[j], g[56+j], g[112+j], w[j], w[56+j])
+		}
+	}
 	decoded := filepath.Join(t.TempDir(), "out.smi")
 	if err := tk.Decode(env, task.DecodeRequest{VAE: out, In: z, Out: decoded}); err != nil {
 		t.Fatal(err)
