@@ -20,8 +20,12 @@
 #
 # OUT receives `data molecule`'s files (molecules.npz, vocab.txt built with the
 # linked RDKit, report.txt), the featurisation cache and the checkpoint
-# OUT/molecule-lbo.pt (+ .last.*, saved every 500 steps). Rerunning the same
-# command resumes (data and cache are reused, training continues from .last).
+# OUT/molecule-lbo.pt (+ .last.*, saved every 500 steps). Then T-LBO's network,
+# OUT/molecule-t.pt: the plain one fine-tuned (`train --init`) with the
+# soft-triplet ELBO on the molecule task's defaults (docs/design.md section 9:
+# one epoch, batch 32, Adam 1e-3, KL weight 1e-3, clip 20, beta_metric 1,
+# eta 0.1, rank weights k 1e-3 on penalised logP). Rerunning the same command
+# resumes (data and cache are reused, training continues from .last).
 # Env: TLBO_BIN (default bin/tlbo-native), TLBO_DATA (default ../shared/data),
 # THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2).
 set -euo pipefail
@@ -35,12 +39,20 @@ if ! [ -f "$out/molecules.npz" ]; then
   "$bin" data molecule --data-dir "$data" --out "$out" --workers "${WORKERS:-2}" > "$out/data.log" 2>&1
 fi
 
+common=(--task molecule --data-dir "$data" --molecules "$out/molecules.npz" --vocab "$out/vocab.txt" --workers "${WORKERS:-2}"
+  --checkpoint-every 500 --prior-samples 1000 --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --seed 0)
+
 ckpt=$out/molecule-lbo.pt
-resume=()
-[ -f "${ckpt%.pt}.last.json" ] && resume=(--resume)
-exec "$bin" train --task molecule --data-dir "$data" --molecules "$out/molecules.npz" --vocab "$out/vocab.txt" \
-  --workers "${WORKERS:-2}" --elbo lbo -k inf --epochs "$epochs" --batch-size 32 --hidden 450 --latent 56 \
-  --lr 9e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
-  --beta-init 0 --beta-final 1 --beta-step 0.002 --beta-every 2000 --beta-warmup 39999 \
-  --val-fraction 0.01 --prior-samples 1000 --checkpoint-every 500 \
-  --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --seed 0 --out "$ckpt" "${resume[@]}" >> "$out/train.log" 2>&1
+if ! grep -q '^checkpoint ' "$out/train.log" 2>/dev/null; then
+  resume=()
+  [ -f "${ckpt%.pt}.last.json" ] && resume=(--resume)
+  "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$epochs" --batch-size 32 --hidden 450 --latent 56 \
+    --lr 9e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
+    --beta-init 0 --beta-final 1 --beta-step 0.002 --beta-every 2000 --beta-warmup 39999 \
+    --val-fraction 0.01 --out "$ckpt" "${resume[@]}" >> "$out/train.log" 2>&1
+fi
+
+ckpt_t=$out/molecule-t.pt
+from=(--init "$ckpt")
+[ -f "${ckpt_t%.pt}.last.json" ] && from=(--resume)
+"$bin" train "${common[@]}" --elbo t --val-fraction 0.01 --out "$ckpt_t" "${from[@]}" >> "$out/train-t.log" 2>&1
