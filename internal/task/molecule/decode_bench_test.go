@@ -25,6 +25,9 @@ import (
 // sanitised attachments, round trips) start empty each iteration.
 // $TLBO_DECODE_TORCH_PROFILE=FILE records libtorch's operators into FILE
 // (torch.Profile, one worker) and logs the costliest by self time.
+// $TLBO_DECODE_ONE=1 decodes the points one per call, as a BO run's
+// proposals (the caches then persist from call to call within an
+// iteration).
 func BenchmarkDecodePrior(b *testing.B) {
 	if err := torch.SetNumThreads(1); err != nil {
 		b.Fatal(err)
@@ -42,6 +45,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	oneByOne := os.Getenv("TLBO_DECODE_ONE") == "1"
 	var stats DecodeStats
 	invalid, requests, hits, smilesHits := 0, 0, 0, 0
 	cpu0 := processCPU(b)
@@ -51,7 +55,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 			clear(d.chem.parses)
 			d.chem.memo.Reset()
 			d.Stats = DecodeStats{}
-			smiles, _, err := d.Decode(z)
+			smiles, err := benchDecode(d, z, oneByOne)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -77,6 +81,24 @@ func BenchmarkDecodePrior(b *testing.B) {
 	b.ReportMetric(float64(stats.Retries)/n, "retries/op")
 	b.ReportMetric(float64(stats.SecondPasses)/n, "second_passes/op")
 	b.ReportMetric(float64(stats.Partial)/n, "partial/op")
+}
+
+// benchDecode decodes the rows of z at once or one per call.
+func benchDecode(d *Decoder, z []float32, oneByOne bool) ([]string, error) {
+	if !oneByOne {
+		smiles, _, err := d.Decode(z)
+		return smiles, err
+	}
+	lat := d.m.LatentDim()
+	var out []string
+	for i := 0; i < len(z); i += lat {
+		smiles, _, err := d.Decode(z[i : i+lat])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, smiles...)
+	}
+	return out, nil
 }
 
 // benchDecodeModel loads $TLBO_DECODE_VAE or the decode fixture's weights.
