@@ -2,15 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/external/slurmtest"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
@@ -141,6 +145,20 @@ func tinyExpressionVAE(t *testing.T) (data, dir, vae string) {
 	return data, dir, vae
 }
 
+// programRun returns the arguments of a small optimize run of the
+// expression task in run whose objective is script (a program scoring a
+// file) through examples/per_file.sh, then extra.
+func programRun(t *testing.T, data, vae, script, run string, extra ...string) []string {
+	t.Helper()
+	perFile, err := filepath.Abs("../../examples/per_file.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"optimize", "--vae", vae, "--data-dir", data, "--retrain-epochs", "0.2", "--initial-retrain-epochs", "0",
+		"--n-best", "30", "--n-rand", "10", "--inducing", "0", "--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2",
+		"--objective", "command:sh " + perFile + " sh " + script, "--run-dir", run}, extra...)
+}
+
 // TestProgramStartLocked: the run directory is locked before the labelled
 // start is scored, not only once the loop begins. While one run's program
 // scores its first start object (and waits), a second run on the same
@@ -159,15 +177,9 @@ func TestProgramStartLocked(t *testing.T) {
 	}
 	t.Setenv("COUNT", count)
 	t.Setenv("GATE", gate)
-	perFile, err := filepath.Abs("../../examples/per_file.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := filepath.Join(dir, "run")
-	args := []string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
-		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
-		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--q", "1", "--evaluators", "1", "--seed", "3",
-		"--objective", "command:sh " + perFile + " sh " + script, "--initial", "3", "--failure-score", "7", "--run-dir", run}
+	args := programRun(t, data, vae, script, run, "--budget", "2", "--retrain-every", "2", "--q", "1", "--evaluators", "1",
+		"--seed", "3", "--initial", "3", "--failure-score", "7")
 	first := make(chan error, 1)
 	go func() { first <- runCLI(args...) }()
 	lines := func() []string {
@@ -296,4 +308,149 @@ func TestProgramObjectiveMolecule(t *testing.T) {
 		t.Errorf("the program was asked %d times (%d distinct) for 6 initial calls and %d evaluations", len(lines),
 			len(slices.Compact(slices.Sorted(slices.Values(lines)))), len(a.Evaluations))
 	}
+}
+
+// killSbatch is a stand-in for sbatch, first on the PATH of
+// TestProgramObjectiveSlurmKill's runs: it counts its calls in
+// $SBATCH_CALLS and, at the calls $SBATCH_KILL names ("N:before",
+// "N:after"), kills its caller, the optimiser, with SIGKILL before
+// submitting (the intent journaled, Slurm never asked) or after the real
+// sbatch submitted (Slurm has the array, the optimiser never learnt its
+// id).
+const killSbatch = `#!/bin/sh
+n=$(( $(cat "$SBATCH_CALLS" 2>/dev/null || echo 0) + 1 ))
+echo "$n" >"$SBATCH_CALLS"
+case " $SBATCH_KILL " in *" $n:before "*) kill -KILL "$PPID"; exit 1 ;; esac
+out=$("$REAL_SBATCH" "$@") || exit $?
+case " $SBATCH_KILL " in *" $n:after "*) kill -KILL "$PPID"; exit 1 ;; esac
+echo "$out"
+`
+
+// TestSlurmKillChild is a run of TestProgramObjectiveSlurmKill in a process
+// of its own (to be killed): the optimize arguments are the JSON list in
+// TLBO_KILL_CHILD.
+func TestSlurmKillChild(t *testing.T) {
+	spec := os.Getenv("TLBO_KILL_CHILD")
+	if spec == "" {
+		t.Skip("a child process of TestProgramObjectiveSlurmKill")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(spec), &args); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCLI(args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProgramObjectiveSlurmKill: a program objective on Slurm, the
+// optimiser killed with SIGKILL at the worst moments of a submission, then
+// resumed each time: right after sbatch submitted the labelled start's
+// array (3 objects on 3 evaluators: one array), between journaling the
+// first loop round's array's intent and sbatch, and right after sbatch
+// submitted that round's array anew, before its id was journaled. Every
+// object reaches the program once, the calls are the run's initial calls
+// and distinct evaluations; the journal holds the two intents without an
+// id, the first's array marked abandoned (never submitted), the second's
+// found by its token.
+func TestProgramObjectiveSlurmKill(t *testing.T) {
+	slurmtest.Need(t)
+	data, dir, vae := tinyExpressionVAE(t)
+	real, err := exec.LookPath("sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte(killSbatch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	count, calls := filepath.Join(dir, "count.txt"), filepath.Join(dir, "sbatch-calls")
+	script := filepath.Join(dir, "count.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat \"$1\" >>\"$COUNT\"\nwc -c <\"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	args := programRun(t, data, vae, script, run, "--budget", "4", "--retrain-every", "4", "--q", "2", "--evaluators", "3",
+		"--seed", "1", "--initial", "3", "--failure-score", "100", "--executor", "slurm")
+	// child runs optimize in a process of its own and reports whether it
+	// was killed; any other failure fails the test.
+	child := func(args ...string) bool {
+		t.Helper()
+		spec, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSlurmKillChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "TLBO_KILL_CHILD="+string(spec), "PATH="+bin+":"+os.Getenv("PATH"), "REAL_SBATCH="+real,
+			"SBATCH_CALLS="+calls, "SBATCH_KILL=1:after 2:before 3:after", "COUNT="+count)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+				return true
+			}
+		}
+		if err != nil {
+			t.Fatalf("optimize %v: %v\n%s", args, err, out)
+		}
+		t.Logf("the last run:\n%s", out)
+		return false
+	}
+	resume := append(slices.Clone(args), "--resume")
+	for i, a := range [][]string{args, resume, resume} {
+		if !child(a...) {
+			t.Fatalf("run %d was not killed", i+1)
+		}
+	}
+	if child(resume...) {
+		t.Fatal("the last resume was killed")
+	}
+	res, err := bo.ReadCurve(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Fields(strings.ReplaceAll(readFile(t, count), " ", "_"))
+	if len(res.Initial) != 3 || len(all) != len(res.Initial)+len(res.Evaluations) ||
+		len(slices.Compact(slices.Sorted(slices.Values(all)))) != len(all) {
+		t.Errorf("the program was asked for %q: want each of the %d initial calls and %d evaluations once", all, len(res.Initial),
+			len(res.Evaluations))
+	}
+	// The intents without an id: the round never submitted, then the same
+	// round submitted just before the kill.
+	ids := map[string]string{}
+	var tokens []string
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(run, bo.JournalFile))), "\n") {
+		var r struct{ Job *bo.Job }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Job != nil && r.Job.Token != "" {
+			if _, ok := ids[r.Job.Token]; !ok {
+				tokens = append(tokens, r.Job.Token)
+			}
+			ids[r.Job.Token] += r.Job.ID
+		}
+	}
+	var lost []string
+	for _, tok := range tokens {
+		if ids[tok] == "" {
+			lost = append(lost, tok)
+		}
+	}
+	arrayDir := func(token string) string {
+		return filepath.Join(run, "slurm", token[:strings.LastIndex(token, "-")])
+	}
+	if len(lost) != 2 {
+		t.Fatalf("journaled intents without an id: %q, want 2 (tokens %q)", lost, tokens)
+	}
+	if _, err := os.Stat(filepath.Join(arrayDir(lost[0]), "abandoned")); err != nil {
+		t.Errorf("the array never submitted (%s) is not marked abandoned: %v", lost[0], err)
+	}
+	if _, err := os.Stat(filepath.Join(arrayDir(lost[1]), "job_id")); err != nil {
+		t.Errorf("the array submitted just before the kill (%s) was not found by its token: %v", lost[1], err)
+	}
+	t.Logf("sbatch was asked %s times", strings.TrimSpace(readFile(t, calls)))
 }

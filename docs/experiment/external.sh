@@ -77,7 +77,7 @@ initial = [json.loads(l) for l in open(run + "/initial.jsonl")]
 objects, evals, failed, jobs = {}, {}, [], []
 for l in open(run + "/journal.jsonl"):
     r = json.loads(l)
-    if "job" in r:
+    if r.get("job", {}).get("id"):  # a submission (an intent, before sbatch, has a token only)
         jobs.append(r["job"]["id"])
     for q in r.get("round", {}).get("queries", []):
         objects[q["i"]] = q["object"]
@@ -110,9 +110,9 @@ if [ ! -f "$OUT/slurm.done" ]; then
 	) >"$OUT/slurm-1.log" 2>&1 &
 	pid=$!
 	start=$(date +%s)
-	# The loop journals each array it submits; wait for the second round's and for one of
-	# its tasks to run, so that the kill falls inside a round.
-	until n=$(grep -c '"job"' "$OUT/slurm/journal.jsonl" 2>/dev/null) && [ "$n" -ge 2 ] &&
+	# The loop journals each array it submits (its intent, then its id); wait for the second
+	# round's id and for one of its tasks to run, so that the kill falls inside a round.
+	until n=$(grep -c '"job":{"id"' "$OUT/slurm/journal.jsonl" 2>/dev/null) && [ "$n" -ge 2 ] &&
 		[ -n "$(squeue -h -t R -o %i 2>/dev/null)" ]; do
 		kill -0 $pid 2>/dev/null || { echo "the Slurm run ended before the kill" >&2; exit 1; }
 		sleep 1

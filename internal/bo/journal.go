@@ -3,6 +3,7 @@ package bo
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -187,10 +188,18 @@ type Eval struct {
 }
 
 // Job is the journal record of a job that evaluates queries outside the
-// process (a Slurm job array of a Submitter task), written when it was
-// submitted.
+// process (a Slurm job array of a Submitter task). A Submitter reports each
+// job twice: its intent, before submitting it (Token set, ID empty), and
+// its submission (ID and Token), so that a kill between the two leaves the
+// token in the journal for the resumed run to look the job up by
+// (Submitter.Attach) instead of submitting its evaluations again. A job
+// journaled before tokens has an ID only.
 type Job struct {
-	ID string `json:"id"`
+	// ID is the scheduler's id of the job ("" in an intent).
+	ID string `json:"id,omitempty"`
+	// Token names the job before it has an id, unique to it: the
+	// Submitter submits the job under it (a Slurm job name).
+	Token string `json:"token,omitempty"`
 }
 
 // record is one journal line: exactly one field is set.
@@ -308,6 +317,9 @@ func (r record) check() error {
 				return fmt.Errorf("round %d: pending query %d is not in the round", rd.Start, i)
 			}
 		}
+	}
+	if j := r.Job; j != nil && j.ID == "" && j.Token == "" {
+		return errors.New("job record with neither id nor token")
 	}
 	if e := r.Eval; e != nil && math.IsNaN(e.Score) {
 		return fmt.Errorf("evaluation of query %d: score is NaN", e.Index)

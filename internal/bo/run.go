@@ -153,8 +153,9 @@ type runner[O any] struct {
 	tr TrustRegion
 	// exhausted says why no novel object could be found (the run ends).
 	exhausted string
-	// jobs are the journaled jobs of a Submitter task.
-	jobs     []string
+	// jobs are the journaled jobs of a Submitter task, in journal order,
+	// an intent and its submission merged (by token).
+	jobs     []Job
 	stopped  bool // the current version's inner loop has stopped (tau)
 	loaded   bool // the model holds the current version's weights
 	surReady bool // the surrogate holds the current version's points
@@ -316,7 +317,10 @@ func (r *runner[O]) open(data Data[O]) error {
 		return fmt.Errorf("bo: %w", err)
 	}
 	r.journal = j
-	r.attachJobs()
+	if err := r.attachJobs(); err != nil {
+		j.close()
+		return fmt.Errorf("bo: resume %s: %w", dir, err)
+	}
 	// results.npz may lag the journal by the query a kill interrupted.
 	if err := r.writeResults(); err != nil {
 		j.close()
@@ -325,24 +329,67 @@ func (r *runner[O]) open(data Data[O]) error {
 	return nil
 }
 
+// addJob records a journaled job: a submission completes the intent
+// with its token.
+func (r *runner[O]) addJob(j Job) {
+	if j.Token != "" {
+		for k := range r.jobs {
+			if r.jobs[k].Token == j.Token {
+				if j.ID != "" {
+					r.jobs[k].ID = j.ID
+				}
+				return
+			}
+		}
+	}
+	r.jobs = append(r.jobs, j)
+}
+
 // attachJobs lets a Submitter task journal its jobs and re-attaches it to
 // the jobs journaled before a resume, whose results it then reads back
-// instead of submitting their objects again.
-func (r *runner[O]) attachJobs() {
+// instead of submitting their objects again. A job journaled as an intent
+// only is looked up by its token; one that provably never reached the
+// scheduler (ErrNotSubmitted) is left, its evaluations submitted anew,
+// and one the task cannot tell about stops the resume.
+func (r *runner[O]) attachJobs() error {
 	s, ok := any(r.task).(Submitter)
 	if !ok {
-		return
+		return nil
 	}
-	s.OnSubmit(func(id string) {
-		if err := r.journal.append(record{Job: &Job{ID: id}}); err != nil {
-			r.logf("warning: job %s: %v", id, err)
+	s.OnSubmit(func(j Job) error {
+		if err := r.journal.append(record{Job: &j}); err != nil {
+			r.logf("warning: job %s: %v", jobName(j), err)
+			return err
 		}
+		return nil
 	})
-	for _, id := range r.jobs {
-		if err := s.Attach(id); err != nil {
-			r.logf("note: job %s: %v; its unfinished evaluations are submitted again", id, err)
+	for _, j := range r.jobs {
+		err := s.Attach(j)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNotSubmitted):
+			r.logf("note: job %s: %v; its evaluations are submitted now", jobName(j), err)
+		case j.Token == "":
+			// Journaled by its id, after its submission: no intent to
+			// resolve (a job from before tokens).
+			r.logf("note: job %s: %v; its unfinished evaluations are submitted again", jobName(j), err)
+		default:
+			return fmt.Errorf("job %s was submitted or about to be when the run stopped, and whether the scheduler "+
+				"has it cannot be told (%w); its evaluations are not submitted again: resume once it can", jobName(j), err)
 		}
 	}
+	return nil
+}
+
+// jobName names a journaled job in messages.
+func jobName(j Job) string {
+	switch {
+	case j.ID == "":
+		return "with token " + j.Token
+	case j.Token == "":
+		return j.ID
+	}
+	return j.ID + " (token " + j.Token + ")"
 }
 
 // start sets the retraining data to the labelled start.
@@ -411,7 +458,7 @@ func (r *runner[O]) replay(recs []record) error {
 				return err
 			}
 		case rec.Job != nil:
-			r.jobs = append(r.jobs, rec.Job.ID)
+			r.addJob(*rec.Job)
 		case rec.Query != nil:
 			q := *rec.Query
 			if r.cfg.Repeats == RepeatsSkip {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -583,12 +584,14 @@ func copyRun(t *testing.T, src, dst, journal string) {
 }
 
 // submitTask reports a job per evaluation, as a Slurm executor reports its
-// arrays, and records the jobs it is asked to re-attach to.
+// arrays (its intent, then its submission), and records the jobs it is
+// asked to re-attach to, answering with attach's error.
 type submitTask struct {
 	botest.Task
 	mu       *sync.Mutex
-	onSubmit *func(string)
-	attached *[]string
+	onSubmit *func(bo.Job) error
+	attached *[]bo.Job
+	attach   func(bo.Job) error
 }
 
 func (s submitTask) Score(x []float64) (float64, error) {
@@ -596,54 +599,109 @@ func (s submitTask) Score(x []float64) (float64, error) {
 	f := *s.onSubmit
 	s.mu.Unlock()
 	if f != nil {
-		f("job-" + s.Task.Key(x))
+		token := "token-" + s.Task.Key(x)
+		if err := f(bo.Job{Token: token}); err != nil {
+			return 0, err
+		}
+		if err := f(bo.Job{ID: "job-" + s.Task.Key(x), Token: token}); err != nil {
+			return 0, err
+		}
 	}
 	return s.Task.Score(x)
 }
 
-func (s submitTask) OnSubmit(f func(string)) {
+func (s submitTask) OnSubmit(f func(bo.Job) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	*s.onSubmit = f
 }
 
-func (s submitTask) Attach(job string) error {
+func (s submitTask) Attach(j bo.Job) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	*s.attached = append(*s.attached, job)
+	*s.attached = append(*s.attached, j)
+	if s.attach != nil {
+		return s.attach(j)
+	}
 	return nil
 }
 
-// TestSubmitterJobs: the jobs a task reports are journaled, and a resumed
-// run hands every journaled job back to the task before evaluating.
+// TestSubmitterJobs: the jobs a task reports are journaled (each intent
+// before its submission), and a resumed run hands every journaled job back
+// to the task before evaluating, an intent and its submission as one. A
+// job journaled as an intent only (a kill between the two) is handed back
+// by its token; one that never reached the scheduler is left, and one the
+// task cannot tell about stops the resume.
 func TestSubmitterJobs(t *testing.T) {
 	p, data := newToy(t)
-	newTask := func() (submitTask, *[]string) {
-		var f func(string)
-		var attached []string
-		return submitTask{Task: p.Task(), mu: new(sync.Mutex), onSubmit: &f, attached: &attached}, &attached
+	newTask := func(attach func(bo.Job) error) (submitTask, *[]bo.Job) {
+		var f func(bo.Job) error
+		var attached []bo.Job
+		return submitTask{Task: p.Task(), mu: new(sync.Mutex), onSubmit: &f, attached: &attached, attach: attach}, &attached
 	}
 	cfg := toyConfig()
 	cfg.Budget, cfg.Q, cfg.SamplesPerModel = 6, 2, 0
 	dir := t.TempDir()
-	task, attached := newTask()
+	task, attached := newTask(nil)
 	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := journalCount(dir, `"job"`); n != res.Evaluated || len(*attached) != 0 {
-		t.Fatalf("%d jobs journaled for %d evaluations, %d attached; want one each and none attached", n, res.Evaluated, len(*attached))
+	if n := journalCount(dir, `"job"`); n != 2*res.Evaluated || len(*attached) != 0 {
+		t.Fatalf("%d job records journaled for %d evaluations, %d attached; want an intent and a submission each and none attached",
+			n, res.Evaluated, len(*attached))
 	}
 	cfg.Budget = 8
-	task, attached = newTask()
+	task, attached = newTask(nil)
 	if _, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	if len(*attached) != 6 || !strings.HasPrefix((*attached)[0], "job-") {
-		t.Errorf("the resumed run attached %v, want the 6 journaled jobs", *attached)
+	if len(*attached) != 6 || !strings.HasPrefix((*attached)[0].ID, "job-") || !strings.HasPrefix((*attached)[0].Token, "token-") {
+		t.Errorf("the resumed run attached %v, want the 6 journaled jobs with their ids and tokens", *attached)
 	}
-	if n := journalCount(dir, `"job"`); n != 8 {
-		t.Errorf("%d jobs journaled after the resume, want 8", n)
+	if n := journalCount(dir, `"job"`); n != 16 {
+		t.Errorf("%d job records journaled after the resume, want 16", n)
+	}
+
+	// A kill between an intent and its submission: the intent alone.
+	appendJournal := func(line string) {
+		f, err := os.OpenFile(filepath.Join(dir, bo.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendJournal(`{"job":{"token":"token-lost"}}`)
+	var logs []string
+	logf := func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
+	task, attached = newTask(func(j bo.Job) error {
+		if j.Token == "token-lost" {
+			return fmt.Errorf("array-0009: %w", bo.ErrNotSubmitted)
+		}
+		return nil
+	})
+	if _, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Resume: true, Logf: logf}); err != nil {
+		t.Fatalf("resume with an intent that never reached the scheduler: %v", err)
+	}
+	if last := (*attached)[len(*attached)-1]; len(*attached) != 9 || last != (bo.Job{Token: "token-lost"}) {
+		t.Errorf("attached %v, want the 8 jobs and the intent by its token", *attached)
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "token-lost") && strings.Contains(l, "submitted now") }) {
+		t.Errorf("logs %q: want a note that the intent's evaluations are submitted now", logs)
+	}
+	appendJournal(`{"job":{"token":"token-unknown"}}`)
+	task, _ = newTask(func(j bo.Job) error {
+		if j.Token == "token-unknown" {
+			return errors.New("squeue: cannot reach slurmctld")
+		}
+		return nil
+	})
+	if _, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Resume: true}); err == nil ||
+		!strings.Contains(err.Error(), "token-unknown") || !strings.Contains(err.Error(), "cannot be told") {
+		t.Errorf("resume with an intent the task cannot tell about: %v, want it refused, naming the token", err)
 	}
 }
 

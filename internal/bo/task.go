@@ -1,6 +1,8 @@
 package bo
 
 import (
+	"errors"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,11 +84,27 @@ type Data[O any] struct {
 func (d Data[O]) Len() int { return len(d.Objects) }
 
 // Submitter is implemented by a Task whose evaluations run as jobs that
-// outlive the process (Slurm job arrays): the loop journals every job the
-// task reports through the callback it sets with OnSubmit, and on resume
-// hands each journaled job to Attach before evaluating, so that jobs still
-// running are awaited instead of submitted again.
+// outlive the process (Slurm job arrays) and cost money each time they
+// are submitted: the loop journals every job the task reports through the
+// callback it sets with OnSubmit, and on resume hands each journaled job
+// to Attach before evaluating, so that jobs submitted before a kill are
+// awaited (or their results read back) instead of submitted again.
+//
+// The task reports a job twice: its intent, Job{Token}, before submitting
+// it, and Job{ID, Token} once the scheduler took it. The callback returns
+// once the record is on disk; an error from it on an intent means the job
+// must not be submitted (nothing would find it after a kill). Attach of a
+// job journaled as an intent only looks it up by its token; it returns an
+// error wrapping ErrNotSubmitted only when the job provably never reached
+// the scheduler and never will (its evaluations are then submitted anew),
+// and another error when it cannot tell, which stops the run rather than
+// risk paying for the evaluations twice.
 type Submitter interface {
-	OnSubmit(func(job string))
-	Attach(job string) error
+	OnSubmit(func(Job) error)
+	Attach(Job) error
 }
+
+// ErrNotSubmitted is wrapped by a Submitter's Attach error for a job that
+// never reached its scheduler (killed between its intent and its
+// submission): its evaluations are submitted anew.
+var ErrNotSubmitted = errors.New("the job never reached its scheduler")

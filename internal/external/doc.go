@@ -47,14 +47,32 @@
 // filesystem that the compute nodes share (and so must the files of
 // ObjectFile): manifest.jsonl (the requests, one per array task), job.sh
 // (runs the command on line SLURM_ARRAY_TASK_ID+1 of the manifest: the
-// same protocol as Command, one object per program run), results/ (per
-// task: the program's output, standard error and exit status, the last
-// written when the task is done), logs/ (Slurm's output of each task) and
-// job_id. Tasks are polled by their result files, then with squeue -r -t
-// all (no accounting database needed); a task that ends, or leaves the
-// queue, without a result gets a FailSlurm failure naming its Slurm state
-// (FAILED, CANCELLED, TIMEOUT, ...). The arrays outlive the executor:
-// Close leaves them running.
+// same protocol as Command, one object per program run), token (the
+// array's name and random digits, unique to it), results/ (per task: the
+// program's output, standard error and exit status, the last written when
+// the task is done), logs/ (Slurm's output of each task), job_id, and
+// abandoned when the array was given up as never submitted (its job
+// script then evaluates nothing). Tasks are polled by their result files,
+// then with squeue -r -t all (no accounting database needed); a task that
+// ends, or leaves the queue, without a result gets a FailSlurm failure
+// naming its Slurm state (FAILED, CANCELLED, TIMEOUT, ...). The arrays
+// outlive the executor: Close leaves them running.
+//
+// # Never twice
+//
+// Every evaluation costs money, so an array is submitted once whatever
+// happens to the process. Its directory, manifest and token are on disk,
+// and OnIntent has journaled the token, before sbatch runs; the array is
+// submitted with job name "tlbo-" + token. When the process dies between
+// sbatch and OnSubmit (the id journaled), AttachToken finds the array by
+// that name (squeue -t all), or, once Slurm has forgotten it, by its
+// results and logs; only an array of which neither Slurm nor its directory
+// knows anything is declared never submitted (ErrNotSubmitted), after it is
+// marked abandoned so that an sbatch orphaned by the kill cannot still run
+// it. When squeue does not answer, AttachToken says that it cannot tell,
+// and the caller must not submit the objects again. An sbatch that fails
+// is followed by the same look-up before anything is retried (a reply
+// lost after Slurm took the array).
 //
 // # Typical use
 //
@@ -65,19 +83,25 @@
 //	score, err := obj.Score(smiles) // err: a *Failure, the reason to journal
 //
 // On Slurm, Score calls made within BatchWindow of each other share one
-// array. The caller journals each array's job id when OnSubmit reports it
-// (before any of its results come back), and on --resume re-attaches to
-// the arrays its journal has pending before evaluating their objects again:
+// array. The caller journals each array's token when OnIntent reports it
+// (before sbatch) and its job id when OnSubmit does (before any of its
+// results come back), and on --resume re-attaches to the arrays its
+// journal has before evaluating their objects again:
 //
-//	s, err := external.NewSlurm(cmdline, external.SlurmOptions{Dir: runDir + "/slurm",
-//		Args: slurmArgs, OnSubmit: func(j external.Job) { journal(j.ID, j.Objects) }})
-//	for _, id := range pendingJobIDs { // from the journal
-//		s.Attach(id)
+//	s, err := external.NewSlurm(cmdline, external.SlurmOptions{Dir: runDir + "/slurm", Args: slurmArgs,
+//		OnIntent: func(j external.Job) error { return journal(j.Token, "") },
+//		OnSubmit: func(j external.Job) { journal(j.Token, j.ID) }})
+//	for _, j := range journaledJobs { // id "" for an intent only
+//		_, err := s.AttachToken(j.Token, j.ID)
+//		if err != nil && !errors.Is(err, external.ErrNotSubmitted) {
+//			return err // cannot tell whether Slurm has it: do not submit again
+//		}
 //	}
 //	score, err := s.Score(smiles) // an attached object's result, not a new array task
 //
 // An attached object's result is kept until one Score call takes it.
-// AttachAll attaches every array in Dir instead, including one submitted
-// just before a crash whose id no journal holds (found by its job name);
-// it suits a loop that evaluates each object at most once.
+// Attach re-attaches by job id alone. AttachAll attaches every array in
+// Dir instead, including one submitted just before a crash whose id no
+// journal holds (found by its token); it suits a caller that evaluates
+// each object at most once and journals no intents (the labelled start).
 package external

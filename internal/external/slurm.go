@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -52,6 +53,12 @@ type SlurmOptions struct {
 	// longer reports, may take to show its result file before it fails
 	// (default 30 s: a shared filesystem may show a file late).
 	ResultGrace time.Duration
+	// OnIntent is called with each array before sbatch runs (Job.ID
+	// empty; its directory, manifest and token on disk): the caller
+	// journals the token there, so that a kill between sbatch and OnSubmit
+	// leaves something to look the array up by (AttachToken). An error
+	// cancels the submission: the batch's Score calls fail with it.
+	OnIntent func(Job) error
 	// OnSubmit is called with each array as soon as sbatch accepted it,
 	// before any of its Score calls returns: the caller journals the job id
 	// (and the objects) there, to Attach after a restart.
@@ -68,8 +75,14 @@ type SlurmOptions struct {
 
 // Job is one submitted job array.
 type Job struct {
-	// ID is Slurm's job id of the array (the %A of its tasks).
+	// ID is Slurm's job id of the array (the %A of its tasks); "" in
+	// OnIntent, and for an array Slurm ran but no longer lists and whose
+	// id was never written (AttachToken).
 	ID string
+	// Token is unique to the array (its directory's name and random
+	// digits): the array is submitted with job name "tlbo-" + Token, by
+	// which AttachToken finds it when no id was recorded.
+	Token string
 	// Dir is the array's directory: manifest.jsonl, job.sh, results/.
 	Dir string
 	// Objects are the objects of the array's tasks: task i evaluates
@@ -88,8 +101,8 @@ type Slurm struct {
 	byObj   map[string]*stask // the latest task of each object not yet consumed
 	pending []*stask          // objects waiting for the batch window
 	timer   *time.Timer
-	jobs    map[string]*sjob // arrays with unresolved tasks, by job id
-	known   map[string]bool  // job ids attached or submitted
+	jobs    map[string]*sjob // arrays with unresolved tasks, by directory
+	known   map[string]bool  // directories of the arrays attached or submitted
 	wake    chan struct{}
 	closed  chan struct{}
 	once    sync.Once
@@ -330,7 +343,8 @@ func (s *Slurm) Submit(objs []string) (Job, error) {
 	return tasks[0].job.Job, nil
 }
 
-// submit writes an array's directory, runs sbatch and registers the tasks.
+// submit writes an array's directory, reports the intent, runs sbatch and
+// registers the tasks.
 func (s *Slurm) submit(objs []string, tasks []*stask) error {
 	dir, err := s.newBatchDir()
 	if err != nil {
@@ -347,24 +361,49 @@ func (s *Slurm) submit(objs []string, tasks []*stask) error {
 	if err := writeFileSync(filepath.Join(dir, "job.sh"), []byte(script), 0o755); err != nil {
 		return err
 	}
-	args := []string{"--parsable", fmt.Sprintf("--array=0-%d", len(objs)-1), "--job-name=" + jobName(dir),
+	token, err := newToken(dir)
+	if err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, tokenFile), []byte(token+"\n"), 0o644); err != nil {
+		return err
+	}
+	job := &sjob{Job: Job{Token: token, Dir: dir, Objects: slices.Clone(objs)}, tasks: tasks}
+	if s.opts.OnIntent != nil {
+		if err := s.opts.OnIntent(job.Job); err != nil {
+			abandon(dir, "its intent could not be recorded")
+			return fmt.Errorf("external: record the intent of %s: %w", dir, err)
+		}
+	}
+	args := []string{"--parsable", fmt.Sprintf("--array=0-%d", len(objs)-1), "--job-name=" + tokenJobName(token),
 		"--chdir=" + s.opts.WorkDir, "--output=" + filepath.Join(dir, "logs", "%a.log")}
 	if s.opts.Timeout > 0 && !hasTimeArg(s.opts.Args) {
 		args = append(args, fmt.Sprintf("--time=%d", int((s.opts.Timeout+time.Minute-1)/time.Minute)))
 	}
 	args = append(append(args, s.opts.Args...), filepath.Join(dir, "job.sh"))
 	out, err := runSlurm(s.opts.Sbatch, args...)
-	if err != nil {
-		return fmt.Errorf("sbatch: %v", err)
+	var id string
+	if err == nil {
+		id, _, _ = strings.Cut(strings.TrimSpace(out), ";") // "123" or "123;cluster"
+		if _, perr := strconv.ParseUint(id, 10, 64); perr != nil {
+			err = fmt.Errorf("sbatch printed %q, not a job id", out)
+		}
 	}
-	id, _, _ := strings.Cut(strings.TrimSpace(out), ";") // "123" or "123;cluster"
-	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
-		return fmt.Errorf("sbatch printed %q, not a job id", out)
+	if err != nil {
+		// sbatch can fail after Slurm took the array (a reply that timed
+		// out): look for it by its name before anything is submitted again.
+		found, ok, lerr := s.lookup(token)
+		if lerr != nil || !ok {
+			abandon(dir, "sbatch failed")
+			return fmt.Errorf("sbatch: %v", err)
+		}
+		s.logf("objective: sbatch failed (%v), but Slurm has the array as job %s", err, found)
+		id = found
 	}
 	if err := writeFileSync(filepath.Join(dir, "job_id"), []byte(id+"\n"), 0o644); err != nil {
 		return err
 	}
-	job := &sjob{Job: Job{ID: id, Dir: dir, Objects: slices.Clone(objs)}, tasks: tasks}
+	job.ID = id
 	s.logf("objective: submitted job array %s (%d tasks) in %s", id, len(objs), dir)
 	// Before the tasks can finish: the caller journals the id before any
 	// of the array's results.
@@ -378,8 +417,8 @@ func (s *Slurm) submit(objs []string, tasks []*stask) error {
 			s.byObj[t.obj] = t // Submit's tasks: Score calls for their objects wait for them
 		}
 	}
-	s.jobs[id] = job
-	s.known[id] = true
+	s.jobs[dir] = job
+	s.known[dir] = true
 	s.startPollerLocked()
 	s.mu.Unlock()
 	return nil
@@ -426,9 +465,48 @@ func (s *Slurm) newBatchDir() (string, error) {
 	}
 }
 
-// jobName is the Slurm job name of an array directory: unique to the
-// directory, so that an array submitted just before a crash (its job_id
-// not yet written) can be found by name.
+// tokenFile, in an array's directory, holds its token (Job.Token),
+// written before sbatch runs.
+const tokenFile = "token"
+
+// abandonedFile, in an array's directory, marks an array given up as never
+// submitted, its objects submitted anew elsewhere: its job script evaluates
+// nothing, should Slurm start it after all (an sbatch orphaned by a kill).
+const abandonedFile = "abandoned"
+
+// newToken returns a token for the array directory dir: its name and 16
+// random hex digits, so that no other array, of this run or of a run
+// directory removed and made again, has its job name.
+func newToken(dir string) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("external: token: %w", err)
+	}
+	return filepath.Base(dir) + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// tokenJobName is the Slurm job name of the array with token.
+func tokenJobName(token string) string { return "tlbo-" + token }
+
+// abandon marks dir as never submitted (abandonedFile), saying why.
+func abandon(dir, why string) error {
+	return writeFileSync(filepath.Join(dir, abandonedFile), []byte(why+"\n"), 0o644)
+}
+
+// lookup asks Slurm for the array submitted with token: its id and
+// whether Slurm lists it (any state; Slurm forgets an ended job MinJobAge
+// after it ended, 300 s by default).
+func (s *Slurm) lookup(token string) (string, bool, error) {
+	out, err := runSlurm(s.opts.Squeue, "-h", "-t", "all", "--name="+tokenJobName(token), "-o", "%F")
+	if err != nil {
+		return "", false, fmt.Errorf("external: look up job %s: %w", tokenJobName(token), err)
+	}
+	id := strings.TrimSpace(firstLine(out))
+	return id, id != "", nil
+}
+
+// jobName is the Slurm job name of an array directory written before
+// tokens (no token file): unique to the directory's path.
 func jobName(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
 	return "tlbo-" + filepath.Base(dir) + "-" + hex.EncodeToString(sum[:4])
@@ -445,6 +523,11 @@ func (s *Slurm) jobScript(dir string) string {
 	b.WriteString("# with the objective's command, one JSON request on its standard input.\n")
 	fmt.Fprintf(&b, "d=%s\n", shellQuote(dir))
 	b.WriteString("i=${SLURM_ARRAY_TASK_ID:?not run as a job array task}\n")
+	// An array given up as never submitted (abandonedFile) whose sbatch
+	// reached Slurm after all: its objects were submitted anew, so
+	// evaluating them here would pay for them twice.
+	fmt.Fprintf(&b, "if [ -e \"$d/%s\" ]; then echo \"tlbo-native: $d was given up as never submitted; not evaluating\" >&2; exit 0; fi\n",
+		abandonedFile)
 	for _, e := range s.opts.Env {
 		k, v, _ := strings.Cut(e, "=")
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
@@ -467,6 +550,13 @@ func (s *Slurm) jobScript(dir string) string {
 	return b.String()
 }
 
+// ErrNotSubmitted is wrapped by AttachToken's error for an array that
+// never reached Slurm: no job has its token's name, and it has no result
+// and no log. Its directory is then marked abandoned (its job script
+// evaluates nothing, should an sbatch orphaned by the kill deliver it
+// late), and its objects are for the caller to submit anew.
+var ErrNotSubmitted = errors.New("external: the job array never reached Slurm")
+
 // Attach re-attaches to the job array jobID, submitted earlier into Dir
 // (by this run before a restart): its results already written are read
 // back, its running tasks awaited, and Score calls for its objects wait for
@@ -484,11 +574,92 @@ func (s *Slurm) Attach(jobID string) (Job, error) {
 	return Job{}, fmt.Errorf("external: no job array %s in %s", jobID, s.opts.Dir)
 }
 
+// AttachToken re-attaches (as Attach) to the array whose intent OnIntent
+// reported with token, and jobID its id when the caller has it (""
+// otherwise). Without an id it finds the array's: its job_id file, else
+// Slurm's job of the token's name (an array submitted just before a kill);
+// an array that Slurm ran but no longer lists, with results or logs, is
+// attached without one (its tasks without a result then fail as unknown to
+// Slurm). An array with no trace in Slurm or its directory never reached
+// Slurm: the error wraps ErrNotSubmitted. Any other error (squeue not
+// answering, the directory gone) means that this cannot be told.
+func (s *Slurm) AttachToken(token, jobID string) (Job, error) {
+	name, _, ok := cutLast(token, "-")
+	dir := filepath.Join(s.opts.Dir, name)
+	if b, err := os.ReadFile(filepath.Join(dir, tokenFile)); !ok || err != nil || strings.TrimSpace(string(b)) != token {
+		return Job{}, fmt.Errorf("external: no job array with token %s in %s (%v)", token, s.opts.Dir, err)
+	}
+	if jobID == "" {
+		var err error
+		if jobID, err = s.findJob(dir, token); err != nil {
+			return Job{}, err
+		}
+	}
+	return s.attachDir(dir, jobID)
+}
+
+// cutLast slices s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// findJob finds the job id of the array in dir, submitted with token,
+// that has no job_id file: see AttachToken. It writes the id it finds to
+// job_id, and marks an array that never reached Slurm abandoned.
+func (s *Slurm) findJob(dir, token string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, abandonedFile)); err == nil {
+		return "", fmt.Errorf("%s was given up earlier: %w", dir, ErrNotSubmitted)
+	}
+	if id, err := readJobID(dir); err == nil {
+		return id, nil
+	}
+	record := func(id string) (string, error) {
+		if err := writeFileSync(filepath.Join(dir, "job_id"), []byte(id+"\n"), 0o644); err != nil {
+			return "", err
+		}
+		s.logf("objective: found the job array of %s, submitted just before the run stopped: job %s", dir, id)
+		return id, nil
+	}
+	id, ok, err := s.lookup(token)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("whether Slurm has the array of %s cannot be told: %w", dir, err)
+	case ok:
+		return record(id)
+	case hasEntries(filepath.Join(dir, "results")) || hasEntries(filepath.Join(dir, "logs")):
+		s.logf("objective: Slurm ran the array of %s but lists it no more; its results are read back", dir)
+		return "", nil
+	}
+	// No trace: mark it given up, then look once more, for an sbatch that
+	// reached Slurm between the first look and the mark.
+	if err := abandon(dir, "no job "+tokenJobName(token)+" in Slurm and no result when the run resumed"); err != nil {
+		return "", err
+	}
+	if id, ok, err := s.lookup(token); err != nil || ok {
+		os.Remove(filepath.Join(dir, abandonedFile))
+		if err != nil {
+			return "", fmt.Errorf("whether Slurm has the array of %s cannot be told: %w", dir, err)
+		}
+		return record(id)
+	}
+	return "", fmt.Errorf("%s (job name %s): %w", dir, tokenJobName(token), ErrNotSubmitted)
+}
+
+// hasEntries reports whether dir holds any file.
+func hasEntries(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
+}
+
 // AttachAll re-attaches to every array in Dir (see Attach), including one
 // submitted just before a crash whose id was not yet recorded (found by
-// its job name). It suits a caller that evaluates each object at most
-// once; one that evaluates an object again on purpose attaches, by id, to
-// the arrays its journal has pending.
+// its token, as AttachToken does); arrays that never reached Slurm are
+// left, marked abandoned. It suits a caller that evaluates each object at
+// most once; one that evaluates an object again on purpose attaches, by
+// the ids and tokens its journal has, with AttachToken.
 func (s *Slurm) AttachAll() ([]Job, error) {
 	dirs, err := s.batchDirs()
 	if err != nil {
@@ -496,9 +667,19 @@ func (s *Slurm) AttachAll() ([]Job, error) {
 	}
 	var jobs []Job
 	for _, dir := range dirs {
-		id, err := readJobID(dir)
-		if err != nil {
-			// sbatch may have accepted it before the id was written.
+		var id string
+		if b, terr := os.ReadFile(filepath.Join(dir, tokenFile)); terr == nil {
+			id, err = s.findJob(dir, strings.TrimSpace(string(b)))
+			if errors.Is(err, ErrNotSubmitted) {
+				s.logf("objective: %v: left alone", err)
+				continue
+			}
+			if err != nil {
+				return jobs, err
+			}
+		} else if id, err = readJobID(dir); err != nil {
+			// Written before tokens: sbatch may have accepted it before
+			// the id was written.
 			out, qerr := runSlurm(s.opts.Squeue, "-h", "-t", "all", "--name="+jobName(dir), "-o", "%F")
 			id = strings.TrimSpace(firstLine(out))
 			if qerr != nil || id == "" {
@@ -518,20 +699,23 @@ func (s *Slurm) AttachAll() ([]Job, error) {
 	return jobs, nil
 }
 
+// attachDir attaches to the array in dir with id ("" when Slurm no longer
+// lists it and its id was never recorded).
 func (s *Slurm) attachDir(dir, id string) (Job, error) {
 	objs, err := readManifest(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil {
 		return Job{}, err
 	}
+	token, _ := os.ReadFile(filepath.Join(dir, tokenFile))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.known[id] {
-		if j := s.jobs[id]; j != nil {
+	if s.known[dir] {
+		if j := s.jobs[dir]; j != nil {
 			return j.Job, nil
 		}
-		return Job{ID: id, Dir: dir, Objects: objs}, nil
+		return Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}, nil
 	}
-	job := &sjob{Job: Job{ID: id, Dir: dir, Objects: objs}}
+	job := &sjob{Job: Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}}
 	for i, o := range objs {
 		t := &stask{obj: o, job: job, index: i, attached: true, done: make(chan struct{})}
 		job.tasks = append(job.tasks, t)
@@ -539,8 +723,8 @@ func (s *Slurm) attachDir(dir, id string) (Job, error) {
 			s.byObj[o] = t
 		}
 	}
-	s.jobs[id] = job
-	s.known[id] = true
+	s.jobs[dir] = job
+	s.known[dir] = true
 	s.startPollerLocked()
 	select {
 	case s.wake <- struct{}{}: // results already written are read at once
@@ -664,13 +848,13 @@ func (s *Slurm) pollOnce() {
 	s.mu.Lock()
 	var open []*stask
 	jobs := map[string]*sjob{}
-	for id, j := range s.jobs {
+	for key, j := range s.jobs {
 		for _, t := range j.tasks {
 			if !t.resolved() {
 				open = append(open, t)
 			}
 		}
-		jobs[id] = j
+		jobs[key] = j
 	}
 	s.mu.Unlock()
 	var waiting []*stask
@@ -684,9 +868,14 @@ func (s *Slurm) pollOnce() {
 	if len(waiting) > 0 {
 		ids := map[string]bool{}
 		for _, t := range waiting {
-			ids[t.job.ID] = true
+			if t.job.ID != "" { // "": Slurm lists it no more (AttachToken)
+				ids[t.job.ID] = true
+			}
 		}
-		view, err := s.squeue(slices.Sorted(mapKeys(ids)))
+		view, err := queueView{}, error(nil)
+		if len(ids) > 0 {
+			view, err = s.squeue(slices.Sorted(mapKeys(ids)))
+		}
 		if err != nil {
 			s.logf("objective: %v (trying again in %v)", err, s.opts.Poll)
 		} else {
@@ -697,9 +886,9 @@ func (s *Slurm) pollOnce() {
 		}
 	}
 	s.mu.Lock()
-	for id, j := range jobs {
+	for key, j := range jobs {
 		if !slices.ContainsFunc(j.tasks, func(t *stask) bool { return !t.resolved() }) {
-			delete(s.jobs, id)
+			delete(s.jobs, key)
 		}
 	}
 	s.mu.Unlock()
@@ -771,6 +960,9 @@ func terminal(state string) bool {
 // every record MinJobAge after it ended.)
 func (s *Slurm) judge(t *stask, view queueView, now time.Time) {
 	name := t.job.ID + "_" + strconv.Itoa(t.index)
+	if t.job.ID == "" {
+		name = filepath.Base(t.job.Dir) + " task " + strconv.Itoa(t.index)
+	}
 	st, ok := view.tasks[name]
 	if !ok {
 		st, ok = view.whole[t.job.ID]

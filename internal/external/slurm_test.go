@@ -1,13 +1,16 @@
 package external
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -247,4 +250,240 @@ func TestSlurmAttach(t *testing.T) {
 	if n := len(readLog(t, count)); n != len(objs)+3 {
 		t.Errorf("%d evaluations in all, want %d", n, len(objs)+3)
 	}
+}
+
+// fakeSbatch writes a stand-in for sbatch (SlurmOptions.Sbatch) that
+// simulates what a crash or a lost reply leaves behind. mode "lost-reply"
+// submits with the real sbatch, then fails without printing the id (a
+// reply that timed out); "hang-after" submits, then hangs (an optimiser
+// killed between sbatch and journaling the id: nothing after sbatch runs);
+// "hang-before" hangs without submitting (killed between journaling the
+// intent and sbatch). It returns the stand-in's path and a function that
+// kills a hanging stand-in (called again when the test ends).
+func fakeSbatch(t *testing.T, mode string) (string, func()) {
+	t.Helper()
+	real, err := exec.LookPath("sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	var body string
+	switch mode {
+	case "lost-reply":
+		body = fmt.Sprintf("%s \"$@\" >/dev/null || exit $?\necho 'sbatch: error: Socket timed out on send/recv operation' >&2\nexit 1\n",
+			shellQuote(real))
+	case "hang-after":
+		body = fmt.Sprintf("%s \"$@\" >/dev/null || exit $?\necho $$ >%s\nexec sleep 600\n", shellQuote(real), shellQuote(pidFile))
+	case "hang-before":
+		body = fmt.Sprintf("echo $$ >%s\nexec sleep 600\n", shellQuote(pidFile))
+	default:
+		t.Fatalf("fakeSbatch mode %q", mode)
+	}
+	path := filepath.Join(dir, "sbatch")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kill := func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	t.Cleanup(kill)
+	return path, kill
+}
+
+// lineLog is a Logf that sends its lines to a channel, dropping them when
+// it is full.
+func lineLog(lines chan string) func(string, ...any) {
+	return func(format string, args ...any) {
+		select {
+		case lines <- fmt.Sprintf(format, args...):
+		default:
+		}
+	}
+}
+
+// waitLine waits for a line with want.
+func waitLine(t *testing.T, lines chan string, want string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no log line with %q after a minute", want)
+		}
+	}
+}
+
+// waitFile waits until path exists.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("no %s after a minute", path)
+}
+
+// crashedScore runs Score for objs on s in the background and returns a
+// function that closes s (the optimiser's death) and waits for the calls,
+// which must fail as closed.
+func crashedScore(t *testing.T, s *Slurm, objs []string) func() {
+	var wg sync.WaitGroup
+	for _, o := range objs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Score(o); FailureKind(err) != FailClosed {
+				t.Errorf("Score(%q) on the crashed executor: %v, want a closed failure", o, err)
+			}
+		}()
+	}
+	return func() {
+		s.Close()
+		wg.Wait()
+	}
+}
+
+// TestSlurmLostReply: sbatch fails after Slurm took the array (its reply
+// lost): the executor finds the array by its token's job name instead of
+// submitting the objects again, and each is evaluated once.
+func TestSlurmLostReply(t *testing.T) {
+	slurmtest.Need(t)
+	count := filepath.Join(t.TempDir(), "count")
+	var mu sync.Mutex
+	var jobs []Job
+	sbatch, _ := fakeSbatch(t, "lost-reply")
+	s := newSlurm(t, scorerArgv(t), SlurmOptions{Sbatch: sbatch, Env: []string{"SCORER_COUNT=" + count},
+		OnSubmit: func(j Job) { mu.Lock(); jobs = append(jobs, j); mu.Unlock() }})
+	objs := []string{"a", "bb", "c c"}
+	scores, errs := scoreAll(s, objs)
+	for i, o := range objs {
+		if errs[i] != nil || scores[i] != float64(len(o)) {
+			t.Errorf("Score(%q) = %v, %v; want %d", o, scores[i], errs[i], len(o))
+		}
+	}
+	if got := readLog(t, count); len(got) != len(objs) {
+		t.Errorf("the program evaluated %q, want each of %q once", got, objs)
+	}
+	if len(jobs) != 1 || jobs[0].ID == "" || !strings.HasPrefix(jobs[0].Token, "array-0000-") {
+		t.Errorf("submitted %+v, want one array with its id and token", jobs)
+	}
+}
+
+// TestSlurmResumeIntent: the optimiser dies between journaling an array's
+// intent (OnIntent: its token) and journaling its id. Killed after sbatch,
+// a new executor finds the array by its token (AttachToken), reads its
+// results back, and submits nothing: each object is evaluated once. Killed
+// before sbatch, AttachToken proves that Slurm never got it
+// (ErrNotSubmitted) and marks it abandoned, the objects are submitted anew
+// and evaluated once, and the abandoned array, submitted late after all
+// (an sbatch orphaned by the kill), evaluates nothing.
+func TestSlurmResumeIntent(t *testing.T) {
+	slurmtest.Need(t)
+	dir := filepath.Join(t.TempDir(), "slurm")
+	count := filepath.Join(t.TempDir(), "count")
+	intents := make(chan Job, 4)
+	opts := SlurmOptions{Dir: dir, Env: []string{"SCORER_COUNT=" + count}, OnSubmit: func(Job) {},
+		OnIntent: func(j Job) error {
+			select {
+			case intents <- j:
+			default:
+			}
+			return nil
+		}}
+	// The crashed executors' goroutines go on once their stand-in is
+	// killed; the test waits for their last line.
+	crashLog := make(chan string, 100)
+
+	// Killed after sbatch.
+	var kill func()
+	opts.Sbatch, kill = fakeSbatch(t, "hang-after")
+	opts.Logf = lineLog(crashLog)
+	s1 := newSlurm(t, scorerArgv(t), opts)
+	objs := []string{"sleep:1", "ab", "a b c"}
+	crash := crashedScore(t, s1, objs)
+	intent := <-intents
+	if intent.ID != "" || intent.Token == "" || len(intent.Objects) != len(objs) {
+		t.Fatalf("intent %+v: want a token and the objects, no id", intent)
+	}
+	waitFile(t, filepath.Join(filepath.Dir(opts.Sbatch), "pid")) // sbatch has submitted
+	crash()
+	if _, err := os.Stat(filepath.Join(intent.Dir, "job_id")); err == nil {
+		t.Fatal("the crashed executor wrote the job id: want it killed before")
+	}
+	opts.Sbatch, opts.Logf = "", nil
+	opts.OnSubmit = func(j Job) { t.Errorf("submitted %+v again", j) }
+	s2 := newSlurm(t, scorerArgv(t), opts)
+	j, err := s2.AttachToken(intent.Token, "")
+	if err != nil || j.ID == "" || j.Token != intent.Token || !slices.Equal(j.Objects, intent.Objects) {
+		t.Fatalf("AttachToken = %+v, %v; want the array of %+v with its id", j, err, intent)
+	}
+	if id, err := readJobID(intent.Dir); err != nil || id != j.ID {
+		t.Errorf("job_id %q, %v; want %s recorded", id, err, j.ID)
+	}
+	scores, errs := scoreAll(s2, objs)
+	for i, o := range objs {
+		if want := float64(utf8.RuneCountInString(o)); errs[i] != nil || scores[i] != want {
+			t.Errorf("Score(%q) after AttachToken = %v, %v; want %v", o, scores[i], errs[i], want)
+		}
+	}
+	if got := readLog(t, count); len(got) != len(objs) {
+		t.Errorf("the program evaluated %q, want each of %q once", got, objs)
+	}
+	kill()
+	waitLine(t, crashLog, "submitted job array "+j.ID)
+
+	// Killed before sbatch.
+	opts.Sbatch, kill = fakeSbatch(t, "hang-before")
+	opts.OnSubmit, opts.Logf = func(Job) {}, lineLog(crashLog)
+	s3 := newSlurm(t, scorerArgv(t), opts)
+	more := []string{"xyz", "q"}
+	crash = crashedScore(t, s3, more)
+	intent = <-intents
+	waitFile(t, filepath.Join(filepath.Dir(opts.Sbatch), "pid"))
+	crash()
+	opts.Sbatch, opts.Logf = "", nil
+	var submitted []Job
+	opts.OnSubmit = func(j Job) { submitted = append(submitted, j) }
+	s4 := newSlurm(t, scorerArgv(t), opts)
+	if j, err := s4.AttachToken(intent.Token, ""); !errors.Is(err, ErrNotSubmitted) {
+		t.Fatalf("AttachToken of an array never submitted = %+v, %v; want ErrNotSubmitted", j, err)
+	}
+	if _, err := os.Stat(filepath.Join(intent.Dir, abandonedFile)); err != nil {
+		t.Errorf("the array never submitted is not marked abandoned: %v", err)
+	}
+	scores, errs = scoreAll(s4, more)
+	for i, o := range more {
+		if errs[i] != nil || scores[i] != float64(len(o)) {
+			t.Errorf("Score(%q) after ErrNotSubmitted = %v, %v; want %d", o, scores[i], errs[i], len(o))
+		}
+	}
+	if len(submitted) != 1 || submitted[0].Dir == intent.Dir {
+		t.Errorf("submitted %+v, want the objects in one new array", submitted)
+	}
+	if got := readLog(t, count); len(got) != len(objs)+len(more) {
+		t.Errorf("the program evaluated %q, want each of %q and %q once", got, objs, more)
+	}
+	out, err := exec.Command("sbatch", "--wait", "--parsable", "--array=0-1", "--output=/dev/null",
+		filepath.Join(intent.Dir, "job.sh")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sbatch of the abandoned array: %v: %s", err, out)
+	}
+	if got := readLog(t, count); len(got) != len(objs)+len(more) {
+		t.Errorf("the abandoned array, run late, evaluated %q", got[len(objs)+len(more):])
+	}
+	if hasEntries(filepath.Join(intent.Dir, "results")) {
+		t.Error("the abandoned array, run late, wrote results")
+	}
+	kill()
+	waitLine(t, crashLog, "trying again")
 }

@@ -254,7 +254,7 @@ type externalObjective[O any] struct {
 	stoch    bool
 
 	mu       sync.Mutex
-	onSubmit func(job string)
+	onSubmit func(bo.Job) error
 }
 
 // newExternalObjective starts the executor of req over the task's objective
@@ -300,7 +300,7 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 			return nil, fmt.Errorf("--objective: %w", werr)
 		}
 		e.slurm, err = external.NewSlurm(req.Command, external.SlurmOptions{Dir: dir + "/slurm", Args: args, WorkDir: wd,
-			Timeout: req.Timeout, OnSubmit: e.submitted, Logf: executorLog(env, "slurm")})
+			Timeout: req.Timeout, OnIntent: e.intent, OnSubmit: e.submitted, Logf: executorLog(env, "slurm")})
 		e.run = e.slurm
 	default:
 		return nil, fmt.Errorf("--executor %q, want %s or %s", req.Executor, ExecutorLocal, ExecutorSlurm)
@@ -363,21 +363,35 @@ func (e *externalObjective[O]) Describe() map[string]string { return e.desc }
 func (e *externalObjective[O]) Close() error                { return e.run.Close() }
 
 // OnSubmit and Attach implement bo.Submitter on Slurm: the loop journals
-// each job array and re-attaches to them on resume.
-func (e *externalObjective[O]) OnSubmit(f func(job string)) {
+// each job array's intent (its token) before sbatch and its id after, and
+// re-attaches to them on resume.
+func (e *externalObjective[O]) OnSubmit(f func(bo.Job) error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.onSubmit = f
 }
 
-// submitted passes a submitted array's id to the loop's callback.
-func (e *externalObjective[O]) submitted(j external.Job) {
+// report passes a job to the loop's callback (none before the loop: the
+// labelled start's arrays are found by drawStart's attachAll).
+func (e *externalObjective[O]) report(j bo.Job) error {
 	e.mu.Lock()
 	f := e.onSubmit
 	e.mu.Unlock()
-	if f != nil {
-		f(j.ID)
+	if f == nil {
+		return nil
 	}
+	return f(j)
+}
+
+// intent journals an array about to be submitted: its token; an error
+// cancels the submission.
+func (e *externalObjective[O]) intent(j external.Job) error {
+	return e.report(bo.Job{Token: j.Token})
+}
+
+// submitted journals a submitted array's id (the loop logs a failure).
+func (e *externalObjective[O]) submitted(j external.Job) {
+	e.report(bo.Job{ID: j.ID, Token: j.Token})
 }
 
 // attachAll re-attaches to every job array of the run's Slurm directory
@@ -390,13 +404,31 @@ func (e *externalObjective[O]) attachAll() error {
 	return err
 }
 
-// Attach re-attaches to a journaled job array (Slurm only).
-func (e *externalObjective[O]) Attach(job string) error {
+// Attach re-attaches to a journaled job array (Slurm only): by its token
+// (and id, when journaled), or by its id alone (journaled before tokens).
+// An array that never reached Slurm is reported as bo.ErrNotSubmitted.
+func (e *externalObjective[O]) Attach(job bo.Job) error {
 	if e.slurm == nil {
 		return nil
 	}
-	_, err := e.slurm.Attach(job)
+	var err error
+	if job.Token == "" {
+		_, err = e.slurm.Attach(job.ID)
+	} else {
+		_, err = e.slurm.AttachToken(job.Token, job.ID)
+	}
+	if errors.Is(err, external.ErrNotSubmitted) {
+		return notSubmitted{err}
+	}
 	return err
 }
+
+// notSubmitted is external.ErrNotSubmitted's error as the loop knows it,
+// bo.ErrNotSubmitted.
+type notSubmitted struct{ err error }
+
+func (e notSubmitted) Error() string        { return e.err.Error() }
+func (e notSubmitted) Unwrap() error        { return e.err }
+func (e notSubmitted) Is(target error) bool { return target == bo.ErrNotSubmitted }
 
 var _ bo.Submitter = (*externalObjective[string])(nil)
