@@ -214,7 +214,7 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 			in[k] = append(in[k], t.msg[[2]int32{y, x}])
 		}
 	}
-	ctx := zt.IndexSelect(0, bd.ints(mols))
+	ctx := selectRows(bd, zt, mols)
 	stop, err := m.stopScores(bd, table.view(), ctx, labels, in)
 	if err != nil {
 		return err
@@ -287,6 +287,20 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 	return nil
 }
 
+// selectRows returns the rows of t (n rows) at rows; t itself when rows
+// are 0, 1, ..., n-1 (every molecule active, or all going on: a selection
+// would copy t for nothing).
+func selectRows(bd *builder, t *torch.Tensor, rows []int64) *torch.Tensor {
+	identity := int64(len(rows)) == t.Shape()[0]
+	for k, r := range rows {
+		identity = identity && r == int64(k)
+	}
+	if identity {
+		return t
+	}
+	return t.IndexSelect(0, bd.ints(rows))
+}
+
 // stopScores are the stop scores of the nodes with the given labels and
 // incoming message rows, ctx their molecules' tree latents.
 func (m *Model) stopScores(bd *builder, tab, ctx *torch.Tensor, labels []int64, in [][]int64) ([]float32, error) {
@@ -330,7 +344,7 @@ func (m *Model) expansions(bd *builder, table *msgTable, ctx *torch.Tensor, labe
 		return nil, fmt.Errorf("jtvae decode: %w", err)
 	}
 	newH := table.view().Narrow(0, rows0, int64(len(goOn)))
-	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, ctx.IndexSelect(0, bd.ints(gplace))}, 1)).Relu())
+	logits := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{newH, selectRows(bd, ctx, gplace)}, 1)).Relu())
 	var ranked []int64
 	var err error
 	if rngs == nil {
