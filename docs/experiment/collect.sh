@@ -16,10 +16,22 @@ for run in "$src"/*-seed*/; do
   run=${run%/}
   name=$(basename "$run")
   [ -f "$run/results.npz" ] || continue
+  # The budget counts distinct evaluations (summarize.py's rule: a valid
+  # object whose score was not known, not seen before in the run); runs
+  # written before opt_known count every query.
   done=$(/usr/bin/python3 -c "
 import json, sys, numpy
 budget = int(json.load(open(sys.argv[1]))['budget'])
-n = len(numpy.load(sys.argv[2])['opt_point_properties'])
+r = numpy.load(sys.argv[2])
+points = [str(p) for p in r['opt_points']]
+seen, n = set(), 0
+if 'opt_known' not in r.files:
+    n = len(points)
+else:
+    for p, k in zip(points, r['opt_known']):
+        if p and not k and p not in seen:
+            n += 1
+        seen.add(p)
 print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
   [ "$done" = yes ] || { echo "$name: unfinished, skipped"; continue; }
   mkdir -p "$dst/$name"
