@@ -11,7 +11,9 @@
 # EPOCHS, which does nothing when they are there). MAX_POINTS (default 4000)
 # is the random subset of labelled points analysed: SGPR with 500 inducing
 # points on the whole 40k expressions takes hours per VAE on two cores.
-# $TASK_FLAGS and $TRAIN_FLAGS as in run.sh.
+# $TASK_FLAGS and $TRAIN_FLAGS as in run.sh; VAE_LBO and VAE_T, as in run.sh,
+# name ready lbo and t checkpoints (e.g. the shipped pretrained/expression-*.pt)
+# instead of pretraining them.
 set -euo pipefail
 out=${1:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
 epochs=${2:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
@@ -26,12 +28,20 @@ mkdir -p "$out/analyses"
 source "$(dirname "$0")/pretrain.sh"
 # The three run.sh does not make first, so that run.sh's can finish meanwhile.
 for e in s c lr lbo t; do
+  case $e in
+    lbo) [ -n "${VAE_LBO:-}" ] && continue ;;
+    t) [ -n "${VAE_T:-}" ] && continue ;;
+  esac
   pretrain "$e" > /dev/null || exit 1
 done
 # Table 1's order and names.
 args=()
 for pair in lbo:vanilla s:simple c:contrastive lr:log-ratio t:triplet; do
-  args+=(--vae "$(ckpt "${pair%%:*}")" --name "${pair#*:}")
+  e=${pair%%:*}
+  vae=$(ckpt "$e")
+  [ "$e" = lbo ] && vae=${VAE_LBO:-$vae}
+  [ "$e" = t ] && vae=${VAE_T:-$vae}
+  args+=(--vae "$vae" --name "${pair#*:}")
 done
 for analysis in gp-loglik latent-distances; do
   "$bin" analyze "$analysis" --task "$task" --data-dir "$data" "${taskf[@]}" "${args[@]}" \
