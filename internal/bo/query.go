@@ -39,7 +39,7 @@ func (r *runner[O]) query() (Query, *Stop, error) {
 		return q, nil, err
 	}
 	t := time.Now()
-	q.Score, q.Failure = r.evaluate(obj, valid)
+	q.Score, q.Failure = r.evaluate(QueryTag(q.Index), obj, valid)
 	q.Timing.Eval = time.Since(t).Seconds()
 	q.Incumbent = r.best().score
 	if q.Valid && r.sign*q.Score > r.sign*q.Incumbent {
@@ -323,13 +323,20 @@ func (r *runner[O]) decode(zs [][]float64, seed uint64) ([]O, []bool, error) {
 	return objs, ok, nil
 }
 
-// evaluate scores an object: invalid decodes, errors and non-finite scores
-// get the task's failure score and a reason.
-func (r *runner[O]) evaluate(obj O, valid bool) (score float64, failure string) {
+// evaluate scores an object, the evaluation tag (QueryTag, SampleTag):
+// invalid decodes, errors and non-finite scores get the task's failure
+// score and a reason. A TaggedScorer task is told the tag.
+func (r *runner[O]) evaluate(tag string, obj O, valid bool) (score float64, failure string) {
 	if !valid {
 		return r.task.FailureScore(), "invalid decode"
 	}
-	s, err := r.task.Score(obj)
+	var s float64
+	var err error
+	if ts, ok := any(r.task).(TaggedScorer[O]); ok {
+		s, err = ts.ScoreTagged(tag, obj)
+	} else {
+		s, err = r.task.Score(obj)
+	}
 	switch {
 	case err != nil:
 		return r.task.FailureScore(), err.Error()

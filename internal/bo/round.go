@@ -721,7 +721,7 @@ func (r *runner[O]) launch(o *openRound) {
 				}
 			}()
 			t := time.Now()
-			s, failure := r.evaluate(obj, true)
+			s, failure := r.evaluate(QueryTag(i), obj, true)
 			r.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}}
 		}()
 	}

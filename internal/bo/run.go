@@ -718,7 +718,7 @@ func (r *runner[O]) samplePrior(rec *Version) error {
 		if valid[i] {
 			s.Object = r.task.Key(objs[i])
 		}
-		s.Score, _ = r.evaluate(objs[i], valid[i])
+		s.Score, _ = r.evaluate(SampleTag(rec.Version, i), objs[i], valid[i])
 		rec.Samples = append(rec.Samples, s)
 	}
 	rec.SampleSeconds = time.Since(start).Seconds()

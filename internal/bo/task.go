@@ -2,6 +2,7 @@ package bo
 
 import (
 	"errors"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -103,6 +104,25 @@ type Submitter interface {
 	OnSubmit(func(Job) error)
 	Attach(Job) error
 }
+
+// TaggedScorer is implemented by a Task that ties each evaluation to what
+// it is for: the loop calls ScoreTagged(tag, obj) instead of Score, with a
+// tag unique to the evaluation within the run and the same when a resume
+// evaluates it again (QueryTag for a query, SampleTag for a version's prior
+// sample). A Submitter does so, so that after a resume a journaled job's
+// result goes to the evaluation it was submitted for and to no other:
+// under a stochastic objective a later evaluation of the same object is a
+// new one, not an earlier one's result.
+type TaggedScorer[O any] interface {
+	ScoreTagged(tag string, obj O) (float64, error)
+}
+
+// QueryTag is the TaggedScorer tag of query index's evaluation.
+func QueryTag(index int) string { return "query-" + strconv.Itoa(index) }
+
+// SampleTag is the TaggedScorer tag of the evaluation of prior sample i of
+// model version v.
+func SampleTag(v, i int) string { return "version-" + strconv.Itoa(v) + "-sample-" + strconv.Itoa(i) }
 
 // ErrNotSubmitted is wrapped by a Submitter's Attach error for a job that
 // never reached its scheduler (killed between its intent and its

@@ -100,6 +100,18 @@
 //	score, err := s.Score(smiles) // an attached object's result, not a new array task
 //
 // An attached object's result is kept until one Score call takes it.
+//
+// A caller that evaluates an object again on purpose (a stochastic
+// objective: each evaluation a replicate) names each evaluation with a tag
+// unique to it, ScoreTagged(ctx, tag, obj) (the BO loop's tag is its query
+// index). The tags are kept in the array's directory (tags, one line per
+// task) before sbatch runs, and an attached array's task then goes to the
+// evaluation of its tag only: the evaluation in flight at a kill gets its
+// result back after the restart, while a later evaluation of the same
+// object, or an untagged Score, is submitted anew instead of taking an
+// earlier evaluation's result. An array whose results were all used before
+// the kill is attached without feeding anyone. (An array written before
+// tags has no tags file; its tasks are matched by object, as before.)
 // Attach re-attaches by job id alone. AttachAll attaches every array in
 // Dir instead, including one submitted just before a crash whose id no
 // journal holds (found by its token); it suits a caller that evaluates

@@ -98,7 +98,8 @@ type Slurm struct {
 	opts SlurmOptions
 
 	mu      sync.Mutex
-	byObj   map[string]*stask // the latest task of each object not yet consumed
+	byObj   map[string]*stask // the latest untagged task of each object not yet consumed
+	byTag   map[string]*stask // the tasks of tagged evaluations not yet consumed, by tagKey (ScoreTagged)
 	pending []*stask          // objects waiting for the batch window
 	timer   *time.Timer
 	jobs    map[string]*sjob // arrays with unresolved tasks, by directory
@@ -112,11 +113,15 @@ type Slurm struct {
 type sjob struct {
 	Job
 	tasks []*stask
+	// legacy is set for an array attached without a tags file (written
+	// before evaluations were tagged): its tasks are matched by object.
+	legacy bool
 }
 
 // stask is one object's evaluation: pending, or array task index of job.
 type stask struct {
 	obj      string
+	tag      string // the evaluation's tag (ScoreTagged), "" for none
 	job      *sjob
 	index    int
 	attached bool // of an attached array: kept until a Score call takes it
@@ -197,7 +202,7 @@ func NewSlurmArgv(argv []string, opts SlurmOptions) (*Slurm, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("external: %w", err)
 	}
-	return &Slurm{argv: slices.Clone(argv), opts: opts, byObj: map[string]*stask{}, jobs: map[string]*sjob{},
+	return &Slurm{argv: slices.Clone(argv), opts: opts, byObj: map[string]*stask{}, byTag: map[string]*stask{}, jobs: map[string]*sjob{},
 		known: map[string]bool{}, wake: make(chan struct{}, 1), closed: make(chan struct{})}, nil
 }
 
@@ -228,6 +233,24 @@ func (s *Slurm) Score(obj string) (float64, error) { return s.ScoreContext(conte
 // ScoreContext is Score, given up when ctx is done (the array task is left
 // to run).
 func (s *Slurm) ScoreContext(ctx context.Context, obj string) (float64, error) {
+	return s.ScoreTagged(ctx, "", obj)
+}
+
+// ScoreTagged is ScoreContext for the evaluation that tag names, unique to
+// it among the evaluations of Dir's arrays (the BO loop's query or prior
+// sample): the evaluation gets the result of the array task submitted for
+// tag and obj, attached after a restart or in flight, and never another
+// evaluation's, so that an object evaluated again on purpose (a stochastic
+// objective) is evaluated again. The tag is kept in the array's directory
+// (tags) before sbatch runs. A task is matched by its tag and object: a
+// tag attached with another object is not taken (obj is evaluated anew).
+// Tag "" is ScoreContext: untagged calls share the task of an object in
+// flight, or an attached array's untagged task. An array written before
+// tags (no tags file) is matched by object for tagged calls too.
+func (s *Slurm) ScoreTagged(ctx context.Context, tag, obj string) (float64, error) {
+	if strings.ContainsAny(tag, "\n\r") {
+		return 0, fmt.Errorf("external: tag %q has a line break", tag)
+	}
 	s.mu.Lock()
 	select {
 	case <-s.closed:
@@ -235,10 +258,21 @@ func (s *Slurm) ScoreContext(ctx context.Context, obj string) (float64, error) {
 		return 0, fail(FailClosed, "objective: closed")
 	default:
 	}
-	t := s.byObj[obj]
+	var t *stask
+	if tag == "" {
+		t = s.byObj[obj]
+	} else if t = s.byTag[tagKey(tag, obj)]; t == nil {
+		if old := s.byObj[obj]; old != nil && old.job != nil && old.job.legacy {
+			t = old // an array from before tags
+		}
+	}
 	if t == nil {
-		t = &stask{obj: obj, done: make(chan struct{})}
-		s.byObj[obj] = t
+		t = &stask{obj: obj, tag: tag, done: make(chan struct{})}
+		if tag == "" {
+			s.byObj[obj] = t
+		} else {
+			s.byTag[tagKey(tag, obj)] = t
+		}
 		s.pending = append(s.pending, t)
 		switch {
 		case len(s.pending) >= s.opts.MaxBatch:
@@ -256,8 +290,12 @@ func (s *Slurm) ScoreContext(ctx context.Context, obj string) (float64, error) {
 		return 0, fail(FailClosed, "objective: closed while waiting for Slurm")
 	}
 	s.mu.Lock()
+	// Taken: a later call evaluates obj again.
 	if s.byObj[obj] == t {
-		delete(s.byObj, obj) // taken: a later call evaluates obj again
+		delete(s.byObj, obj)
+	}
+	if k := tagKey(tag, obj); tag != "" && s.byTag[k] == t {
+		delete(s.byTag, k)
 	}
 	s.mu.Unlock()
 	if t.err != nil {
@@ -351,10 +389,15 @@ func (s *Slurm) submit(objs []string, tasks []*stask) error {
 		return err
 	}
 	var manifest bytes.Buffer
+	var tags bytes.Buffer
 	for i, o := range objs {
 		manifest.Write(encodeRequest(uint64(i), o))
+		tags.WriteString(tasks[i].tag + "\n")
 	}
 	if err := writeFileSync(filepath.Join(dir, "manifest.jsonl"), manifest.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, tagsFile), tags.Bytes(), 0o644); err != nil {
 		return err
 	}
 	script := s.jobScript(dir)
@@ -413,7 +456,7 @@ func (s *Slurm) submit(objs []string, tasks []*stask) error {
 	s.mu.Lock()
 	for i, t := range tasks {
 		t.job, t.index = job, i
-		if old := s.byObj[t.obj]; t.attached && (old == nil || old.resolved()) {
+		if old := s.byObj[t.obj]; t.attached && t.tag == "" && (old == nil || old.resolved()) {
 			s.byObj[t.obj] = t // Submit's tasks: Score calls for their objects wait for them
 		}
 	}
@@ -468,6 +511,11 @@ func (s *Slurm) newBatchDir() (string, error) {
 // tokenFile, in an array's directory, holds its token (Job.Token),
 // written before sbatch runs.
 const tokenFile = "token"
+
+// tagsFile, in an array's directory, holds the tag of each task's
+// evaluation (ScoreTagged), one line per task ("" for none), written
+// before sbatch runs.
+const tagsFile = "tags"
 
 // abandonedFile, in an array's directory, marks an array given up as never
 // submitted, its objects submitted anew elsewhere: its job script evaluates
@@ -707,6 +755,10 @@ func (s *Slurm) attachDir(dir, id string) (Job, error) {
 		return Job{}, err
 	}
 	token, _ := os.ReadFile(filepath.Join(dir, tokenFile))
+	tags, legacy, err := readTags(dir, len(objs))
+	if err != nil {
+		return Job{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.known[dir] {
@@ -715,11 +767,16 @@ func (s *Slurm) attachDir(dir, id string) (Job, error) {
 		}
 		return Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}, nil
 	}
-	job := &sjob{Job: Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}}
+	job := &sjob{Job: Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}, legacy: legacy}
 	for i, o := range objs {
-		t := &stask{obj: o, job: job, index: i, attached: true, done: make(chan struct{})}
+		t := &stask{obj: o, tag: tags[i], job: job, index: i, attached: true, done: make(chan struct{})}
 		job.tasks = append(job.tasks, t)
-		if old := s.byObj[o]; old == nil || old.resolved() {
+		if t.tag != "" {
+			// Only the evaluation it was submitted for takes it.
+			if k := tagKey(t.tag, o); s.byTag[k] == nil || s.byTag[k].resolved() {
+				s.byTag[k] = t
+			}
+		} else if old := s.byObj[o]; old == nil || old.resolved() {
 			s.byObj[o] = t
 		}
 	}
@@ -761,6 +818,26 @@ func readJobID(dir string) (string, error) {
 		return "", fmt.Errorf("%s: empty job_id", dir)
 	}
 	return id, nil
+}
+
+// tagKey is the key of byTag: a tagged evaluation's tag and object.
+func tagKey(tag, obj string) string { return tag + "\x00" + obj }
+
+// readTags returns the tags of the n tasks of the array in dir, and
+// whether it has none (written before tags: legacy).
+func readTags(dir string, n int) ([]string, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, tagsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return make([]string, n), true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("external: %w", err)
+	}
+	tags := strings.Split(string(b), "\n")
+	if len(tags) != n+1 || tags[n] != "" {
+		return nil, false, fmt.Errorf("external: %s has %d lines, want one per task (%d)", filepath.Join(dir, tagsFile), len(tags)-1, n)
+	}
+	return tags[:n], false, nil
 }
 
 // readManifest returns the objects of a manifest, in task order.

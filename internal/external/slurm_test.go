@@ -487,3 +487,91 @@ func TestSlurmResumeIntent(t *testing.T) {
 	kill()
 	waitLine(t, crashLog, "trying again")
 }
+
+// TestSlurmTagged: a tagged evaluation gets the result of the array task
+// submitted for its tag and no other. After a restart (an executor closed
+// with its array running, then a new one attached by token), the tag in
+// flight gets its array's result without a new submission, while a
+// repeat of the same object under another tag, or untagged, is evaluated
+// anew (a stochastic objective's replicate), and a finished array whose
+// result was already taken is attached without feeding anyone.
+func TestSlurmTagged(t *testing.T) {
+	slurmtest.Need(t)
+	dir := filepath.Join(t.TempDir(), "slurm")
+	count := filepath.Join(t.TempDir(), "count")
+	opts := SlurmOptions{Dir: dir, Env: []string{"SCORER_COUNT=" + count}}
+	var mu sync.Mutex
+	var tokens []string
+	opts.OnSubmit = func(j Job) { mu.Lock(); tokens = append(tokens, j.Token); mu.Unlock() }
+	s1 := newSlurm(t, scorerArgv(t), opts)
+	if v, err := s1.ScoreTagged(t.Context(), "query-0", "sleep:1"); err != nil || v != 7 {
+		t.Fatalf("query-0 = %v, %v", v, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s1.ScoreTagged(t.Context(), "query-1", "sleep:1")
+		done <- err
+	}()
+	for len(s1.Jobs()) == 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	s1.Close() // the run stops with query-1's array submitted
+	if err := <-done; FailureKind(err) != FailClosed {
+		t.Fatalf("query-1 on the closed executor: %v", err)
+	}
+	if n := len(readLog(t, count)); n > 2 {
+		t.Fatalf("%d calls before the restart", n)
+	}
+
+	s2 := newSlurm(t, scorerArgv(t), opts)
+	mu.Lock()
+	for _, tok := range tokens {
+		if _, err := s2.AttachToken(tok, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Unlock()
+	if v, err := s2.ScoreTagged(t.Context(), "query-1", "sleep:1"); err != nil || v != 7 {
+		t.Errorf("query-1 after the restart = %v, %v", v, err)
+	}
+	if n := len(readLog(t, count)); n != 2 {
+		t.Errorf("%d calls after query-1 was resumed, want 2 (its array's result read back)", n)
+	}
+	for _, tag := range []string{"query-2", ""} {
+		if v, err := s2.ScoreTagged(t.Context(), tag, "sleep:1"); err != nil || v != 7 {
+			t.Errorf("tag %q = %v, %v", tag, v, err)
+		}
+	}
+	if got := readLog(t, count); len(got) != 4 {
+		t.Errorf("the program was called for %q: want query-2 and the untagged repeat evaluated anew, not given "+
+			"query-0's or query-1's result", got)
+	}
+	// A tag attached with another object is evaluated anew.
+	if v, err := s2.ScoreTagged(t.Context(), "query-0", "ab"); err != nil || v != 2 {
+		t.Errorf("query-0 with another object = %v, %v", v, err)
+	}
+	if n := len(readLog(t, count)); n != 5 {
+		t.Errorf("%d calls, want 5", n)
+	}
+	// An array written before tags (no tags file) is matched by object,
+	// as it was.
+	s3 := newSlurm(t, scorerArgv(t), opts)
+	old, err := s3.AttachToken(tokens[0], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3.Close()
+	if err := os.Remove(filepath.Join(old.Dir, tagsFile)); err != nil {
+		t.Fatal(err)
+	}
+	s4 := newSlurm(t, scorerArgv(t), opts)
+	if _, err := s4.AttachToken(tokens[0], ""); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s4.ScoreTagged(t.Context(), "query-7", "sleep:1"); err != nil || v != 7 {
+		t.Errorf("query-7 over an array without tags = %v, %v", v, err)
+	}
+	if n := len(readLog(t, count)); n != 5 {
+		t.Errorf("%d calls, want 5 (the result of the array without tags read back)", n)
+	}
+}

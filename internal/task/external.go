@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -352,6 +353,22 @@ func (e *externalObjective[O]) Score(obj O) (float64, error) {
 	return e.run.Score(t)
 }
 
+// ScoreTagged implements bo.TaggedScorer: on Slurm the evaluation carries
+// the loop's tag (its query, or a version's prior sample), so that after a
+// resume it gets the result of the array task submitted for it and no
+// other (a stochastic objective evaluates a repeated object again: an
+// earlier evaluation's result of it is not this one's).
+func (e *externalObjective[O]) ScoreTagged(tag string, obj O) (float64, error) {
+	if e.slurm == nil {
+		return e.Score(obj)
+	}
+	t, err := e.text(obj)
+	if err != nil {
+		return e.failure, err
+	}
+	return e.slurm.ScoreTagged(context.Background(), tag, t)
+}
+
 // FailureScore, Deterministic, Maximize, Key, Parse and Describe implement
 // Objective.
 func (e *externalObjective[O]) FailureScore() float64       { return e.failure }
@@ -431,4 +448,7 @@ func (e notSubmitted) Error() string        { return e.err.Error() }
 func (e notSubmitted) Unwrap() error        { return e.err }
 func (e notSubmitted) Is(target error) bool { return target == bo.ErrNotSubmitted }
 
-var _ bo.Submitter = (*externalObjective[string])(nil)
+var (
+	_ bo.Submitter            = (*externalObjective[string])(nil)
+	_ bo.TaggedScorer[string] = (*externalObjective[string])(nil)
+)

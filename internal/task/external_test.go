@@ -12,6 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/external"
 	"github.com/tlbo-native/tlbo-native/internal/external/slurmtest"
 )
@@ -140,6 +143,92 @@ func TestExternalObjectsIntact(t *testing.T) {
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("the program received %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// oneObjectModel decodes every latent point to the object "x": every
+// proposal of a run repeats the first.
+type oneObjectModel struct{}
+
+func (oneObjectModel) LatentDim() int         { return 2 }
+func (oneObjectModel) Accept(string) error    { return nil }
+func (oneObjectModel) Save(path string) error { return os.WriteFile(path, nil, 0o644) }
+func (oneObjectModel) Load(string) error      { return nil }
+func (oneObjectModel) Encode(objs []string) (*mat.Dense, error) {
+	return mat.NewDense(len(objs), 2, nil), nil
+}
+func (oneObjectModel) Decode(z *mat.Dense, _ uint64) ([]string, []bool, error) {
+	n, _ := z.Dims()
+	objs, valid := make([]string, n), make([]bool, n)
+	for i := range objs {
+		objs[i], valid[i] = "x", true
+	}
+	return objs, valid, nil
+}
+func (oneObjectModel) Retrain(bo.RetrainRequest[string]) (map[string]float64, error) { return nil, nil }
+
+// TestStochasticRepeatAfterResume: with a stochastic program objective, a
+// run that evaluated an object, stopped and was resumed evaluates the same
+// object again when a later query proposes it, and that query gets the new
+// evaluation's score. On Slurm the resumed run re-attaches to the journaled
+// job arrays, including the one whose result the first run already used:
+// that result belongs to query 0 and must not become query 1's.
+func TestStochasticRepeatAfterResume(t *testing.T) {
+	d := &Defined[string, struct{}]{s: Spec[string, struct{}]{Name: "toy"}}
+	for _, executor := range []string{ExecutorLocal, ExecutorSlurm} {
+		t.Run(executor, func(t *testing.T) {
+			if executor == ExecutorSlurm {
+				slurmtest.Need(t)
+			}
+			tmp := t.TempDir()
+			count := filepath.Join(tmp, "calls")
+			// The program's score is the number of calls so far: each
+			// evaluation's own.
+			script := filepath.Join(tmp, "count.sh")
+			prog := "#!/bin/sh\nwhile read -r line; do\n" +
+				"id=$(printf '%s\\n' \"$line\" | sed 's/.*\"id\": *\\([0-9]*\\).*/\\1/')\n" +
+				"echo call >>" + count + "\n" +
+				"echo \"{\\\"id\\\": $id, \\\"score\\\": $(wc -l <" + count + ")}\"\ndone\n"
+			if err := os.WriteFile(script, []byte(prog), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			run := filepath.Join(tmp, "run")
+			data := bo.Data[string]{Objects: []string{"p", "q"}, Scores: []float64{50, 60}}
+			cfg := bo.DefaultConfig()
+			cfg.Strategy, cfg.RetrainEvery, cfg.RankK, cfg.Seed = bo.StrategyPrior, 10, 1e-3, 1
+			cfg.NBest, cfg.NRand, cfg.Inducing = 2, 0, 2
+			calls := func() int {
+				b, _ := os.ReadFile(count)
+				return strings.Count(string(b), "\n")
+			}
+			for budget := 1; budget <= 2; budget++ {
+				worst := 1000.0
+				e, err := d.newExternalObjective(&Env{}, run, lenObjective{}, ExternalRequest{Command: script, Executor: executor,
+					Stochastic: true, Evaluators: 1, Timeout: 5 * time.Minute, FailureScore: &worst})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Budget = budget
+				res, err := bo.Run[string](cfg, e, oneObjectModel{}, data, bo.Options{Dir: run, Resume: budget > 1, Logf: t.Logf})
+				e.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Queries) != budget {
+					t.Fatalf("budget %d: %d queries", budget, len(res.Queries))
+				}
+				for i, q := range res.Queries {
+					if q.Object != "x" || q.Failure != "" || q.Score != float64(i+1) {
+						t.Errorf("budget %d: query %d = %q scored %v (%s); want x scored %d, its own call's", budget, i, q.Object, q.Score,
+							q.Failure, i+1)
+					}
+				}
+				if n := calls(); n != budget {
+					t.Errorf("budget %d: the program was called %d times, want once per query (a stochastic repeat evaluated again)",
+						budget, n)
+				}
 			}
 		})
 	}
