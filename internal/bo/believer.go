@@ -3,6 +3,7 @@ package bo
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -73,6 +74,58 @@ func (b *believer) add(u []float64, y float64, real bool) error {
 	b.x, b.y, b.model = x, ys, m
 	if real {
 		b.real = append(b.real, y)
+	}
+	return nil
+}
+
+// rows returns the number of points the believer's GP is conditioned on.
+func (b *believer) rows() int { return len(b.y) }
+
+// update conditions the GP in one posterior computation: the targets of
+// the rows in set (fantasies) become real observations, and the points xs
+// join with targets ys (real marking observations).
+func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, real []bool) error {
+	n, d := b.x.Dims()
+	x := b.x
+	if len(xs) > 0 {
+		x = mat.NewDense(n+len(xs), d, nil)
+		x.Slice(0, n, 0, d).(*mat.Dense).Copy(b.x)
+		for i, u := range xs {
+			x.SetRow(n+i, u)
+		}
+	}
+	y := append(append([]float64(nil), b.y...), ys...)
+	rows := make([]int, 0, len(set))
+	for row, v := range set {
+		if row < 0 || row >= n {
+			return fmt.Errorf("condition the GP: row %d of %d", row, n)
+		}
+		y[row] = v
+		rows = append(rows, row)
+	}
+	for _, v := range y[len(b.y):] {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("condition the GP: target %v", v)
+		}
+	}
+	for _, row := range rows {
+		if math.IsNaN(y[row]) || math.IsInf(y[row], 0) {
+			return fmt.Errorf("condition the GP: target %v", y[row])
+		}
+	}
+	m, err := gp.New(x, y, b.spec, b.hyper)
+	if err != nil {
+		return fmt.Errorf("condition the GP on %d points: %w", len(y), err)
+	}
+	b.x, b.y, b.model = x, y, m
+	sort.Ints(rows)
+	for _, row := range rows {
+		b.real = append(b.real, y[row])
+	}
+	for i, r := range real {
+		if r {
+			b.real = append(b.real, ys[i])
+		}
 	}
 	return nil
 }

@@ -24,23 +24,32 @@
 // never evaluated again. The loop works in rounds of up to Q proposals:
 //
 //	fit the GP once (from scratch on a version's first round, warm after)
-//	for each of the round's proposals:
-//	    up to RepeatTries times: maximise EI of the GP conditioned on the
-//	        round's points so far (in the trust region, if any), decode;
-//	        an invalid decode or a known object is journaled with the
-//	        failure or the known score, joins the GP's data at its latent
-//	        point and conditions the GP; an object already chosen in the
-//	        round conditions the GP with a fantasy; a novel object is chosen
-//	        and conditions the GP with the posterior mean there (kriging
-//	        believer)
-//	    else the ball fallback: batches of 20 points drawn uniformly in balls
-//	        around the last proposal, radius doubled from 0.02 √d up to the
-//	        box's diagonal (the trust region first, then the whole box),
-//	        decoded as a batch; the novel decode with the best acquisition
-//	        value is chosen
+//	while some of the round's proposals are open, a pass:
+//	    for each open proposal, maximise EI of the GP conditioned on the
+//	        round's points so far (in the trust region, if any) and
+//	        condition the GP on the posterior mean there (kriging believer)
+//	    decode the pass's points as one batch (in parallel where the
+//	        task's model can) and take them in order: a novel object is
+//	        chosen; an invalid decode or a known object is journaled with
+//	        the failure or the known score, which replaces its fantasy in
+//	        the GP's data, and its proposal stays open; an object already
+//	        chosen in the round keeps its fantasy and its proposal stays open
+//	    a proposal open after RepeatTries steps goes to the ball fallback:
+//	        batches of 20 points drawn uniformly in balls around its last
+//	        point, radius doubled from 0.02 √d up to the box's diagonal
+//	        (the trust region first, then the whole box), decoded as a
+//	        batch; the novel decode with the best acquisition value is chosen
 //	    when nothing novel is found the run ends, saying so (Result.Exhausted)
 //	journal the round (its proposals before any is evaluated), evaluate the
 //	chosen objects concurrently, journal each result as it finishes
+//
+// With Q = 1 a pass is one acquisition step and one decode, and a known
+// object conditions the GP before the next step, as the loop has always
+// done. With Q > 1 the pass's later points are chosen before its earlier
+// ones are decoded, on their fantasies, so that a round's decodes run
+// together (the molecule task decodes a batch with a worker per core); a
+// known object's real score replaces its fantasy for the next pass. A
+// fantasy is the posterior mean when its point was chosen.
 //
 // Why the kriging believer (Ginsbourger et al. 2010) for q proposals and not
 // Thompson sampling as LOL-BO: it keeps the paper's acquisition (EI, whose

@@ -265,16 +265,7 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 			b.tr = &tr
 		}
 	}
-	for len(b.pending) < b.n {
-		found, stop, err := b.proposeOne()
-		if err != nil || stop != nil {
-			return stop, err
-		}
-		if !found {
-			return nil, nil
-		}
-	}
-	return nil, nil
+	return b.fill()
 }
 
 // conditionOnRunning conditions the round's GP on the objects of other
@@ -295,45 +286,6 @@ func (b *roundBuilder[O]) conditionOnRunning() error {
 		}
 	}
 	return nil
-}
-
-// proposeOne adds one novel object to the round: up to RepeatTries
-// acquisition steps, each ending in a known object or an invalid decode
-// (journaled, and conditioning the GP) or the novel object; then the ball
-// fallback. It reports false when no novel object was found.
-func (b *roundBuilder[O]) proposeOne() (found bool, stop *Stop, err error) {
-	r := b.r
-	var u []float64
-	for tries := 0; tries < r.cfg.RepeatTries; {
-		q := b.newQuery(tries)
-		a := b.attempt
-		b.attempt++
-		if a == 0 {
-			q.GP, q.Timing.GPFit = b.gpRec, b.fit.dur.Seconds()
-			q.Timing.Encode, r.encodeS = r.encodeS, 0
-		}
-		var z []float64
-		z, u, stop, err = b.acquire(&q, a)
-		if err != nil || stop != nil {
-			return false, stop, err
-		}
-		t := time.Now()
-		objs, ok, err := r.decode([][]float64{z}, attemptSeed(r.cfg.Seed, streamDecode, uint64(b.start), a))
-		q.Timing.Decode = time.Since(t).Seconds()
-		if err != nil {
-			return false, nil, err
-		}
-		q.Z = z
-		novel, err := b.classify(q, u, objs[0], ok[0])
-		if err != nil || novel {
-			return novel, nil, err
-		}
-		tries++
-	}
-	if u == nil { // RepeatTries 0 is refused by Validate; keep the loop honest
-		return false, nil, fmt.Errorf("bo: no acquisition step was made for query %d", b.start+len(b.queries)+1)
-	}
-	return b.ballFallback(u)
 }
 
 // acquire proposes the latent point of attempt a: the maximiser of the
@@ -370,36 +322,6 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 	z = make([]float64, d)
 	b.fit.nz.InverseVec(z, u)
 	return z, u, nil, nil
-}
-
-// classify records the decode of an acquisition step: an invalid decode or
-// a known object is journaled with the failure or the known score and
-// conditions the GP; an object already chosen in the round conditions the
-// GP with a fantasy; a novel object is chosen. It reports whether obj was
-// novel.
-func (b *roundBuilder[O]) classify(q Query, u []float64, obj O, valid bool) (bool, error) {
-	r := b.r
-	if !valid {
-		q.Valid, q.Score, q.Failure = false, r.task.FailureScore(), "invalid decode"
-		return false, b.addReal(q, u)
-	}
-	key := r.task.Key(obj)
-	switch {
-	case r.isKnown(key):
-		q.Valid, q.Object, q.Known, q.Score = true, key, true, r.known[key]
-		return false, b.addReal(q, u)
-	case b.picked[key]:
-		return false, b.condition(u, 0, false)
-	}
-	b.pick(q, key, obj, u)
-	return true, nil
-}
-
-// addReal journals (with the round) a query that needs no evaluation and
-// conditions the GP on its score.
-func (b *roundBuilder[O]) addReal(q Query, u []float64) error {
-	b.queries = append(b.queries, q)
-	return b.condition(u, b.r.sign*q.Score, true)
 }
 
 // condition conditions the round's GP on a real utility at u, or (real

@@ -744,3 +744,46 @@ func TestRunHeldLock(t *testing.T) {
 		l.Unlock()
 	}
 }
+
+// TestRoundDecodesInPasses: a round's proposals are decoded together, one
+// batch per pass (the open proposals), not one at a time; with q = 1 every
+// acquisition step decodes alone.
+func TestRoundDecodesInPasses(t *testing.T) {
+	p, data := newToy(t)
+	for _, q := range []int{1, 4} {
+		t.Run(fmt.Sprint(q), func(t *testing.T) {
+			m := p.Model()
+			m.Grid = 0.25 // known objects keep proposals open for later passes
+			cfg := toyConfig()
+			cfg.Budget, cfg.SamplesPerModel, cfg.Q = 20, 0, q
+			res, err := bo.Run[[]float64](cfg, p.Task(), m, data, bo.Options{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkNoRepeat(t, res, p.Task(), data)
+			steps := 0 // acquisition steps: every journaled query but the fallbacks' (and in-round duplicates, not journaled)
+			for _, qr := range res.Queries {
+				if qr.Fallback == "" {
+					steps++
+				}
+			}
+			calls, points, largest := 0, 0, 0
+			for _, n := range m.Batches {
+				if n > q { // the ball fallback's batches
+					continue
+				}
+				calls, points, largest = calls+1, points+n, max(largest, n)
+			}
+			t.Logf("q %d: %d acquisition steps journaled, %d points decoded in %d passes", q, steps, points, calls)
+			if points < steps {
+				t.Errorf("%d points decoded in passes for %d journaled acquisition steps", points, steps)
+			}
+			if largest != q {
+				t.Errorf("largest pass decoded %d points, want q = %d", largest, q)
+			}
+			if q > 1 && calls*2 > points {
+				t.Errorf("%d decode calls for %d points: the round's points are not decoded together", calls, points)
+			}
+		})
+	}
+}

@@ -152,6 +152,8 @@ type Model struct {
 	// of 0.001: a coarse grid makes most latent points decode to a few
 	// objects, as a poorly trained decoder does.
 	Grid float64
+	// Batches records the number of points of each Decode call, in order.
+	Batches []int
 }
 
 // Model returns a fresh model (centre 0) of the problem.
@@ -195,6 +197,7 @@ func (m *Model) Decode(z *mat.Dense, seed uint64) ([][]float64, []bool, error) {
 	if d != m.p.d {
 		return nil, nil, fmt.Errorf("botest: %d-dimensional latent points, want %d", d, m.p.d)
 	}
+	m.Batches = append(m.Batches, n)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	objs := make([][]float64, n)
 	valid := make([]bool, n)
