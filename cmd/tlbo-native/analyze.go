@@ -311,7 +311,8 @@ func recoveryCommand() *cli.Command {
 		Description: "For a task whose objective is the similarity to a target (topology). For each --run (an optimize\n" +
 			"--run-dir) and each model version model-v<v> in it (l = v+1 retrainings; --pretrained adds the run's\n" +
 			"pretrained VAE, found by its digest, as l = 0): encode the run's target; p = the fraction of --decodes\n" +
-			"stochastic decodings of a latent point whose similarity with the target exceeds --threshold; the\n" +
+			"stochastic decodings of a latent point whose similarity with the target exceeds --threshold (with\n" +
+			"--decoding mode: 1 when the task's own decode of the point exceeds it, else 0); the\n" +
 			"point is carried from version to version, and candidates drawn from the version's q(z | target), at\n" +
 			"most --candidates, replace it as soon as one raises p above the p reached so far or reaches 1\n" +
 			"(internal/analysis DomainRecovery). Runs are grouped by method: strategy and ELBO of config.json. Writes\n" +
@@ -320,7 +321,8 @@ func recoveryCommand() *cli.Command {
 			&cli.StringFlag{Name: "task", Usage: "task of the runs (default: the first run's): " + strings.Join(task.Names(), ", ")},
 			&cli.StringSliceFlag{Name: "run", Required: true, Usage: "BO run directory (optimize --run-dir); repeat for several"},
 			&cli.StringSliceFlag{Name: "pretrained", Usage: "pretrained VAE of some runs (.pt), matched to runs by config.json's vae-sha256, reported as l = 0"},
-			&cli.IntFlag{Name: "decodes", Value: 100, Usage: "decodings per latent point"},
+			&cli.IntFlag{Name: "decodes", Value: 100, Usage: "decodings per latent point (--decoding sampled)"},
+			&cli.StringFlag{Name: "decoding", Value: "sampled", Usage: "sampled: --decodes draws from the decoder's distribution; mode: the task's own decode (topology: rounded pixels), one per point"},
 			&cli.Float64Flag{Name: "threshold", Usage: "similarity a decoding must exceed (default: the task's, 0.8 for topology)"},
 			&cli.IntFlag{Name: "candidates", Value: 100, Usage: "most candidates drawn from q(z | target) per version (0: carry the first encoder mean)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the decodings and candidates"},
@@ -357,6 +359,16 @@ func recoveryAction(c *cli.Context) error {
 	if c.IsSet("threshold") {
 		o.Threshold = c.Float64("threshold")
 	}
+	switch c.String("decoding") {
+	case "sampled":
+	case "mode":
+		o.Mode = true
+		if c.IsSet("decodes") {
+			return fmt.Errorf("--decodes %d with --decoding mode: the mode is one decoding per point", o.Decodes)
+		}
+	default:
+		return fmt.Errorf("--decoding %q: want sampled or mode", c.String("decoding"))
+	}
 	if o.Decodes < 1 || o.Candidates < 0 {
 		return fmt.Errorf("--decodes %d and --candidates %d: want >= 1 and >= 0", o.Decodes, o.Candidates)
 	}
@@ -385,13 +397,21 @@ func recoveryAction(c *cli.Context) error {
 	rec := tt.Recovery()
 	notes := []string{
 		fmt.Sprintf("task %s; target: %s", t.Name(), strings.Join(slices.Sorted(maps.Keys(targets)), "; ")),
-		fmt.Sprintf("p = fraction of %d decodings with %s > %g; a decoding: %s", o.Decodes, rec.Similarity, o.Threshold, rec.Decoding),
+		recoveryDecodingNote(o, rec),
 		fmt.Sprintf("point carried across versions (first: the encoder mean); at most %d candidates from q(z | target) per version, until one raises p; seed %d",
 			o.Candidates, o.Seed),
 		"l = v+1 for model-v<v> (retrainings, the initial one included); l = 0: the pretrained model (--pretrained)",
 	}
 	files, err := analysis.WriteRecovery(c.String("out"), notes, analysis.TabulateRecovery(results))
 	return printFiles(files, err)
+}
+
+// recoveryDecodingNote says how p was measured, for the report.
+func recoveryDecodingNote(o analysis.RecoveryOptions, rec task.Recovery) string {
+	if o.Mode {
+		return fmt.Sprintf("p = 1 when the decoder's mode has %s > %g, else 0; the mode: %s", rec.Similarity, o.Threshold, rec.Mode)
+	}
+	return fmt.Sprintf("p = fraction of %d decodings with %s > %g; a decoding: %s", o.Decodes, rec.Similarity, o.Threshold, rec.Decoding)
 }
 
 // runsTask returns the task of runs: given, or the first run's (its

@@ -246,6 +246,49 @@ func TestAnalyzeDomainRecovery(t *testing.T) {
 			t.Errorf("domain_recovery.txt lacks %q:\n%s", want, txt)
 		}
 	}
+
+	// The same runs with the task's rounded decodes (--decoding mode).
+	outMode := filepath.Join(root, "out-mode")
+	argsMode := []string{"domain-recovery", "--decoding", "mode", "--candidates", "6", "--threshold", "0.7071",
+		"--seed", "9", "--out", outMode, "--pretrained", pre["lbo"], "--pretrained", pre["t"]}
+	for _, d := range dirs {
+		argsMode = append(argsMode, "--run", d)
+	}
+	if err := runAnalyze(argsMode...); err != nil {
+		t.Fatal(err)
+	}
+	arrays, err = numpy.ReadNPZ(filepath.Join(outMode, analysis.RecoveryBase+".npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arrays {
+		if a.Name != "p" {
+			continue
+		}
+		got := a.Data.([]float64)
+		for r, d := range dirs {
+			fields := run([]string{"lbo", "lbo", "t"}[r], []string{"1", "2", "1"}[r])
+			files, versions := map[int]string{-1: pre[fields["elbo"]]}, []int{-1}
+			for v := range []int{3, 2, 3}[r] {
+				files[v] = filepath.Join(d, fmt.Sprintf("model-v%d", v), "model.pt")
+				versions = append(versions, v)
+			}
+			open := func(v int) (analysis.RecoveryModel, error) { return tt.OpenTargetModel(env, files[v], fields) }
+			steps, err := analysis.DomainRecovery(versions, open, analysis.RecoveryOptions{Mode: true, Threshold: 0.7071, Candidates: 6, Seed: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, s := range steps {
+				if g := got[r*4+j]; g != s.P || (g != 0 && g != 1) {
+					t.Errorf("mode: run %s l=%d: p %v, want %v (0 or 1)", d, j, g, s.P)
+				}
+			}
+		}
+	}
+	txt, _ = os.ReadFile(filepath.Join(outMode, analysis.RecoveryBase+".txt"))
+	if !strings.Contains(string(txt), "decoder's mode") || strings.Contains(string(txt), "40 decodings") {
+		t.Errorf("domain_recovery.txt of --decoding mode does not say so:\n%s", txt)
+	}
 }
 
 func TestAnalyzeDomainRecoveryErrors(t *testing.T) {
@@ -272,6 +315,8 @@ func TestAnalyzeDomainRecoveryErrors(t *testing.T) {
 		{[]string{"--task", "topology", "--run", good, "--pretrained", filepath.Join(good, "model-v0", "model.pt")}, "matches none of --pretrained"},
 		{[]string{"--task", "expression", "--run", good}, "not the similarity to a target"},
 		{[]string{"--task", "topology", "--run", good, "--decodes", "0"}, "--decodes 0"},
+		{[]string{"--task", "topology", "--run", good, "--decoding", "rounded"}, `--decoding "rounded": want sampled or mode`},
+		{[]string{"--task", "topology", "--run", good, "--decoding", "mode", "--decodes", "5"}, "--decodes 5 with --decoding mode"},
 	} {
 		args := append([]string{"domain-recovery", "--out", out}, c.args...)
 		if err := runAnalyze(args...); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -23,7 +23,10 @@
 //     distribution (for topology every pixel from Bernoulli(sigmoid(logit)),
 //     of which the task's rounded decode is the mode): with the
 //     deterministic decode, 100 decodings of one point would all agree and
-//     p could only be 0 or 1;
+//     p could only be 0 or 1; that reading is offered too (Mode, `analyze
+//     domain-recovery --decoding mode`): p(l) of a run is then whether some
+//     point near the target decodes, as BO would decode it, above the
+//     threshold, and its mean over runs the share of runs that do;
 //   - the point p is of starts as the encoder mean of the target at the
 //     first version and is carried from version to version (re-estimated
 //     under each new model); "sample candidates from the encoder's

@@ -18,6 +18,10 @@ type RecoveryModel interface {
 	// stochastic decodings of each latent point of z (row-major); those of
 	// point i depend only on (seed, i).
 	Similarities(z []float64, n int, seed uint64) ([]float64, error)
+	// ModeSimilarities returns the similarity with the target of the
+	// decoder's mode at each latent point of z (the task's own,
+	// deterministic decode: for topology the rounded probabilities).
+	ModeSimilarities(z []float64) ([]float64, error)
 	Close()
 }
 
@@ -25,6 +29,10 @@ type RecoveryModel interface {
 type RecoveryOptions struct {
 	// Decodes is the number of decodings p is estimated from (0: 100).
 	Decodes int
+	// Mode decodes each point once, to the decoder's mode, instead of
+	// drawing Decodes decodings: p of a point is then 1 when the mode's
+	// similarity exceeds Threshold and 0 otherwise.
+	Mode bool
 	// Threshold is the similarity a decoding must exceed to count.
 	Threshold float64
 	// Candidates bounds the points drawn from q(z | target) per version (0:
@@ -159,10 +167,20 @@ func recoveryStep(m RecoveryModel, v int, z []float64, prev float64, o RecoveryO
 }
 
 // recoveryP returns p of each point: the fraction of its decodings whose
-// similarity exceeds the threshold.
+// similarity exceeds the threshold (with o.Mode, its one decoding: the
+// decoder's mode).
 func recoveryP(m RecoveryModel, z []float64, o RecoveryOptions, seed uint64) ([]float64, error) {
 	n := len(z) / m.LatentDim()
-	sims, err := m.Similarities(z, o.Decodes, seed)
+	if o.Mode {
+		o.Decodes = 1
+	}
+	var sims []float64
+	var err error
+	if o.Mode {
+		sims, err = m.ModeSimilarities(z)
+	} else {
+		sims, err = m.Similarities(z, o.Decodes, seed)
+	}
 	if err != nil {
 		return nil, err
 	}

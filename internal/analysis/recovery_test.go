@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,18 @@ func (f fakeModel) Similarities(z []float64, n int, _ uint64) ([]float64, error)
 		hits := int(math.Round(math.Min(1, math.Max(0, x+f.shift)) * float64(n)))
 		for k := range n {
 			out = append(out, float64(min(1, max(0, hits-k))))
+		}
+	}
+	return out, nil
+}
+
+// ModeSimilarities: the mode of z's decodings is the target (similarity 1)
+// when more than half of them are, else nothing (0).
+func (f fakeModel) ModeSimilarities(z []float64) ([]float64, error) {
+	out := make([]float64, len(z))
+	for i, x := range z {
+		if x+f.shift > 0.5 {
+			out[i] = 1
 		}
 	}
 	return out, nil
@@ -192,6 +205,40 @@ func TestMethodLabel(t *testing.T) {
 	for _, c := range [][3]string{{"bo", "lbo", "LBO"}, {"bo", "t", "T-LBO"}, {"bo", "w", "W-LBO"}, {"random", "t", "random search"}, {"prior", "lbo", "prior sampling"}} {
 		if got := MethodLabel(c[0], c[1]); got != c[2] {
 			t.Errorf("MethodLabel(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// TestDomainRecoveryMode: with the decoder's mode, p of a point is 0 or 1,
+// and a version whose carried point misses draws candidates until the
+// first whose mode is the target.
+func TestDomainRecoveryMode(t *testing.T) {
+	closed := 0
+	vs := map[int]fakeModel{
+		0: {mu: 0.2, std: 0.5, shift: 0, closed: &closed},   // the mean misses: candidates until one hits
+		1: {mu: 0.9, std: 0.1, shift: 0.4, closed: &closed}, // the carried point hits
+	}
+	open := func(v int) (RecoveryModel, error) { return vs[v], nil }
+	o := RecoveryOptions{Decodes: 50, Mode: true, Threshold: 0.5, Candidates: 30, Seed: 3}
+	steps, err := DomainRecovery([]int{0, 1}, open, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := drawCandidates([]float64{0.2}, []float64{0.5}, 30, recoverySeed(3, 0, streamNoise))
+	first := slices.IndexFunc(cands, func(z float64) bool { return z > 0.5 })
+	if first < 0 {
+		t.Fatal("no candidate of the fixed seed hits; change the seed")
+	}
+	s := steps[0]
+	if s.Carried != 0 || s.P != 1 || !s.Raised || s.Drawn != first+1 || s.Z[0] != cands[first] {
+		t.Errorf("version 0: %+v; want the mean missing (0) and candidate %d (%v) hitting", s, first+1, cands[first])
+	}
+	if s := steps[1]; s.Carried != 1 || s.P != 1 || s.Drawn != 0 {
+		t.Errorf("version 1: %+v; want the carried point hitting, no candidate drawn", s)
+	}
+	for _, s := range steps {
+		if s.AtMean != 0 && s.AtMean != 1 {
+			t.Errorf("version %d: p at the mean %v, want 0 or 1", s.Version, s.AtMean)
 		}
 	}
 }

@@ -21,8 +21,9 @@ type Recovery struct {
 	// target (the paper's 0.8 for topology).
 	Threshold float64
 	// Similarity and Decoding say what the similarity is and how one
-	// stochastic decoding of a latent point is drawn (for the report).
-	Similarity, Decoding string
+	// stochastic decoding of a latent point is drawn (for the report);
+	// Mode says what the decoder's mode is.
+	Similarity, Decoding, Mode string
 }
 
 // TargetModel is one model version with the target it is measured against.
@@ -39,6 +40,9 @@ type TargetModel interface {
 	// the target (point after point, n each). The decodings of point i
 	// depend only on (seed, i).
 	Similarities(z []float64, n int, seed uint64) ([]float64, error)
+	// ModeSimilarities returns the similarity with the target of the
+	// decoder's mode at each latent point of z (the task's own decode).
+	ModeSimilarities(z []float64) ([]float64, error)
 	// Close releases the network.
 	Close()
 }

@@ -31,7 +31,8 @@ type targetTask struct {
 // probabilities (its sigmoid outputs); the similarity is the objective's.
 func (targetTask) Recovery() task.Recovery {
 	return task.Recovery{Threshold: RecoveryThreshold, Similarity: "cosine similarity with the target design",
-		Decoding: "every pixel drawn from Bernoulli(sigmoid(decoder logit)), the decoder's distribution (its rounding is the task's decode)"}
+		Decoding: "every pixel drawn from Bernoulli(sigmoid(decoder logit)), the decoder's distribution (its rounding is the task's decode)",
+		Mode:     "every pixel rounded (set where sigmoid(decoder logit) > 0.5), the task's decode"}
 }
 
 // OpenTargetModel loads a conv-VAE checkpoint with the target design of a
@@ -119,6 +120,20 @@ func (m *targetModel) Similarities(z []float64, n int, seed uint64) ([]float64, 
 			sampleDesign(d, p, rng)
 			out = append(out, Similarity(d, m.target))
 		}
+	}
+	return out, nil
+}
+
+// ModeSimilarities decodes each latent point as the task does (rounded
+// probabilities) and returns the similarities with the target.
+func (m *targetModel) ModeSimilarities(z []float64) ([]float64, error) {
+	designs, err := m.net.Decode(z)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(designs))
+	for i, d := range designs {
+		out[i] = Similarity(d, m.target)
 	}
 	return out, nil
 }

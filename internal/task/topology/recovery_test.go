@@ -89,6 +89,30 @@ func TestTargetModel(t *testing.T) {
 	if _, err := m.Similarities(z, 0, 1); err == nil {
 		t.Error("0 decodings accepted")
 	}
+	// The mode is the task's own decode: pixels where the probability is
+	// above one half.
+	modes, err := m.ModeSimilarities(z)
+	if err != nil || len(modes) != 2 {
+		t.Fatalf("mode similarities: %v, %d values", err, len(modes))
+	}
+	decoded, _, err := decode(net, z, task.DecodeOptions{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		d := make(Design, Pixels)
+		for j, p := range probs[i*Pixels : (i+1)*Pixels] {
+			if p > 0.5 {
+				d[j] = 1
+			}
+		}
+		if !slices.Equal(d, decoded[i]) || modes[i] != Similarity(d, target) {
+			t.Errorf("point %d: mode similarity %v, want %v of the rounded decode", i, modes[i], Similarity(d, target))
+		}
+	}
+	if r := tt.Recovery(); r.Mode == "" {
+		t.Error("the recovery description says nothing of the mode")
+	}
 }
 
 func TestOpenTargetModelErrors(t *testing.T) {
