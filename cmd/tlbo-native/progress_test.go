@@ -47,7 +47,8 @@ func TestProgressWithoutTerminal(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want 3 step lines and the epoch's:\n%s", len(lines), out.String())
 	}
-	if !strings.Contains(lines[2], "step 3/4") || !strings.Contains(lines[2], "s/step") || strings.Contains(out.String(), "\r") {
+	if !strings.Contains(lines[2], "step 3/4") || !strings.Contains(lines[2], "s/step, left: epoch ") ||
+		!strings.Contains(lines[2], ", training ") || strings.Contains(out.String(), "\r") {
 		t.Errorf("step line %q", lines[2])
 	}
 	if !strings.HasPrefix(lines[3], "epoch 1/2 ") {
@@ -59,5 +60,21 @@ func TestProgressWithoutTerminal(t *testing.T) {
 	}
 	if s := out.String(); !strings.Contains(s, "molecules 10/10") || strings.Contains(s, "\r") {
 		t.Errorf("count lines: %q", s)
+	}
+}
+
+// TestStepsLeft: the time left is the time per step times the steps left,
+// rounded to seconds under an hour and to minutes above.
+func TestStepsLeft(t *testing.T) {
+	for _, c := range []struct {
+		perStep float64
+		steps   int
+		want    string
+	}{
+		{0.5, 7, "4s"}, {0.49, 125000, "17h1m0s"}, {2, 0, "0s"},
+	} {
+		if got := stepsLeft(c.perStep, c.steps).String(); got != c.want {
+			t.Errorf("stepsLeft(%v, %d) = %s, want %s", c.perStep, c.steps, got, c.want)
+		}
 	}
 }

@@ -226,8 +226,20 @@ func (p *progress) Step(epoch, epochs, i, n int, l models.Losses) {
 	}
 	if now := time.Now(); !p.tty && now.Sub(p.logged) >= p.logEvery && i < n {
 		p.logged = now
-		fmt.Fprintf(p.w, "%s step %d/%d %.2fs/step\n", desc, i, n, now.Sub(p.start).Seconds()/float64(i-p.first))
+		perStep := now.Sub(p.start).Seconds() / float64(i-p.first)
+		fmt.Fprintf(p.w, "%s step %d/%d %.2fs/step, left: epoch %s, training %s\n", desc, i, n, perStep,
+			stepsLeft(perStep, n-i), stepsLeft(perStep, n-i+(epochs-epoch)*n))
 	}
+}
+
+// stepsLeft is the time that steps more take at perStep seconds each
+// (validation passes not counted), rounded for a person.
+func stepsLeft(perStep float64, steps int) time.Duration {
+	d := time.Duration(perStep * float64(steps) * float64(time.Second))
+	if d >= time.Hour {
+		return d.Round(time.Minute)
+	}
+	return d.Round(time.Second)
 }
 
 // Epoch prints the epoch's training and validation losses.
