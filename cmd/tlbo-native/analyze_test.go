@@ -204,20 +204,24 @@ func TestAnalyzeDomainRecovery(t *testing.T) {
 	}
 	tt := tk.(task.TargetTask)
 	env := &task.Env{Device: torch.CPU}
-	got := by["p"].Data.([]float64)
-	var lboMean [4]float64
-	for r, d := range dirs {
+	direct := func(r int, o analysis.RecoveryOptions) []analysis.RecoveryStep {
 		fields := run([]string{"lbo", "lbo", "t"}[r], []string{"1", "2", "1"}[r])
 		files, versions := map[int]string{-1: pre[fields["elbo"]]}, []int{-1}
 		for v := range []int{3, 2, 3}[r] {
-			files[v] = filepath.Join(d, fmt.Sprintf("model-v%d", v), "model.pt")
+			files[v] = filepath.Join(dirs[r], fmt.Sprintf("model-v%d", v), "model.pt")
 			versions = append(versions, v)
 		}
 		open := func(v int) (analysis.RecoveryModel, error) { return tt.OpenTargetModel(env, files[v], fields) }
-		steps, err := analysis.DomainRecovery(versions, open, analysis.RecoveryOptions{Decodes: 40, Threshold: 0.7071, Candidates: 6, Seed: 9})
+		steps, err := analysis.DomainRecovery(versions, open, o)
 		if err != nil {
 			t.Fatal(err)
 		}
+		return steps
+	}
+	got := by["p"].Data.([]float64)
+	var lboMean [4]float64
+	for r, d := range dirs {
+		steps := direct(r, analysis.RecoveryOptions{Decodes: 40, Threshold: 0.7071, Candidates: 6, Seed: 9})
 		for j := range 4 {
 			want := math.NaN()
 			if j < len(steps) {
@@ -267,17 +271,7 @@ func TestAnalyzeDomainRecovery(t *testing.T) {
 		}
 		got := a.Data.([]float64)
 		for r, d := range dirs {
-			fields := run([]string{"lbo", "lbo", "t"}[r], []string{"1", "2", "1"}[r])
-			files, versions := map[int]string{-1: pre[fields["elbo"]]}, []int{-1}
-			for v := range []int{3, 2, 3}[r] {
-				files[v] = filepath.Join(d, fmt.Sprintf("model-v%d", v), "model.pt")
-				versions = append(versions, v)
-			}
-			open := func(v int) (analysis.RecoveryModel, error) { return tt.OpenTargetModel(env, files[v], fields) }
-			steps, err := analysis.DomainRecovery(versions, open, analysis.RecoveryOptions{Mode: true, Threshold: 0.7071, Candidates: 6, Seed: 9})
-			if err != nil {
-				t.Fatal(err)
-			}
+			steps := direct(r, analysis.RecoveryOptions{Mode: true, Threshold: 0.7071, Candidates: 6, Seed: 9})
 			for j, s := range steps {
 				if g := got[r*4+j]; g != s.P || (g != 0 && g != 1) {
 					t.Errorf("mode: run %s l=%d: p %v, want %v (0 or 1)", d, j, g, s.P)
