@@ -20,8 +20,9 @@ run started from (results.npz's initial_best), which a query has to beat to impr
 `tlbo-native plot`.
 
 Wall time per run is the sum of the journaled stage times (retraining, prior samples, encoding, GP
-fits, acquisition, decoding, evaluation) plus query bookkeeping, i.e. everything but start-up and
-data loading.
+fits, acquisition, decoding, evaluation), plus query bookkeeping in the authors' loop's journals,
+i.e. everything but start-up and data loading. In rounds of q > 1 the evaluations run concurrently,
+so their sum exceeds the time they took.
 """
 import collections
 import glob
@@ -79,11 +80,20 @@ def run_summary(run):
             v = rec["version"]
             t["retrain"] += v["retrain_s"]
             t["samples"] += v.get("sample_s", 0)
-        elif "query" in rec:
+        elif "query" in rec:  # the authors' loop (--repeats authors): a record per query
             tm = rec["query"]["timing"]
             for k in ("encode", "gp_fit", "acq", "decode", "eval"):
                 t[k] += tm.get(k, 0)
             t["total_queries"] += tm["total"] + tm.get("encode", 0)
+        elif "round" in rec:  # --repeats skip: a round's queries, then an eval record per evaluation
+            for q in rec["round"]["queries"]:
+                tm = q.get("timing", {})
+                for k in ("encode", "gp_fit", "acq", "decode"):
+                    t[k] += tm.get(k, 0)
+                    t["total_queries"] += tm.get(k, 0)
+        elif "eval" in rec:
+            t["eval"] += rec["eval"].get("eval_s", 0)
+            t["total_queries"] += rec["eval"].get("eval_s", 0)
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
     counts = {"queries": len(scores), "distinct": len(curve), "known": sum(1 for k in known if k)}
     return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "start": start}
