@@ -302,18 +302,21 @@ type finished struct {
 	aroma  float64
 }
 
-// finishAttach is one complete attachment finished (RDKit failing on it
-// is an error, as in finishCandidates before the memo).
-func finishAttach(aroma *AromaRings, node *Node, neighbors, prev []*Node, amap []AtomPair) (finished, error) {
+// attachedSmiles is the SMILES of local_attach's molecule, which
+// enum_assemble parses into the candidate.
+func attachedSmiles(node *Node, neighbors, prev []*Node, amap []AtomPair) (string, error) {
 	m, err := localAttach(node, neighbors, prev, amap)
 	if err != nil {
-		return finished{}, err
+		return "", err
 	}
-	s, err := m.SmilesWith(DefaultSmiles)
-	m.Close()
-	if err != nil {
-		return finished{}, err
-	}
+	defer m.Close()
+	return m.SmilesWith(DefaultSmiles)
+}
+
+// finishSmiles finishes a complete attachment from its SMILES s (RDKit
+// failing on it is an error): the candidate parsed from s, its canonical
+// SMILES and the checks.
+func finishSmiles(aroma *AromaRings, s string, node *Node, neighbors []*Node) (finished, error) {
 	cm, err := Smiles(s)
 	if err != nil {
 		return finished{}, err

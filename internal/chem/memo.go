@@ -28,6 +28,9 @@ type AttachMemo struct {
 	// that differ only by symmetry
 	m                          map[string]sanitized
 	requests, hits, smilesHits int
+	// complete attachments asked for, and those answered by their content
+	// and by their first SMILES
+	doneRequests, doneHits, doneSmilesHits int
 	// finished complete attachments (finishKey), with the rings they were
 	// scored against
 	done  map[string]finished
@@ -64,6 +67,15 @@ func (a *AttachMemo) Counts() (requests, hits, smilesHits int) {
 	return a.requests, a.hits, a.smilesHits
 }
 
+// FinishedCounts returns, since the memo was made or reset, the number of
+// complete attachments asked for, of those answered by their content, and
+// of the others answered by their first SMILES.
+func (a *AttachMemo) FinishedCounts() (requests, hits, smilesHits int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.doneRequests, a.doneHits, a.doneSmilesHits
+}
+
 // Reset forgets every answer and zeroes the counts.
 func (a *AttachMemo) Reset() {
 	a.mu.Lock()
@@ -72,6 +84,7 @@ func (a *AttachMemo) Reset() {
 	clear(a.done)
 	a.aroma = nil
 	a.requests, a.hits, a.smilesHits = 0, 0, 0
+	a.doneRequests, a.doneHits, a.doneSmilesHits = 0, 0, 0
 }
 
 func (a *AttachMemo) get(key string, count *int) (sanitized, bool) {
@@ -197,8 +210,14 @@ func relabelMaps(m *Mol, labels map[int]int) error {
 	return nil
 }
 
-// finishedAttach is finishAttach, from memo when it holds the answer (memo
-// may be nil; a memo serves the rings it first finished with and no others).
+// finishedAttach is one complete attachment finished (attachedSmiles, then
+// finishSmiles), from memo when it holds the answer (memo may be nil; a memo
+// serves the rings it first finished with and no others).
+// The memo knows a complete attachment by its content and, as
+// sanitizedAttach, by its first SMILES: the candidate is made from that
+// SMILES alone, and check_singleton and check_aroma read besides it only
+// what finishKey adds, so attachments that differ by symmetry but write the
+// same SMILES are one answer (no parse, second write or checks).
 func finishedAttach(memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, amap []AtomPair) (finished, error) {
 	var key string
 	if memo != nil {
@@ -208,40 +227,74 @@ func finishedAttach(memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, 
 			memo.aroma = aroma
 		}
 		same := memo.aroma == aroma
+		if keyed && same {
+			memo.doneRequests++
+		}
 		memo.mu.Unlock()
 		if !keyed || !same {
 			memo = nil
 		} else {
 			key = finishKey(k, node, neighbors)
-			memo.mu.Lock()
-			f, ok := memo.done[key]
-			memo.mu.Unlock()
-			if ok {
+			if f, ok := memo.finished(key, &memo.doneHits); ok {
 				return f, nil
 			}
 		}
 	}
-	f, err := finishAttach(aroma, node, neighbors, prev, amap)
-	if err == nil && memo != nil {
-		memo.mu.Lock()
-		if len(memo.done) >= MaxAttachMemo {
-			clear(memo.done)
+	s, err := attachedSmiles(node, neighbors, prev, amap)
+	if err != nil {
+		return finished{}, err
+	}
+	var smilesKey string
+	if memo != nil {
+		// "s" keeps these apart from the content keys, which start with "["
+		smilesKey = finishKey("s"+s, node, neighbors)
+		if f, ok := memo.finished(smilesKey, &memo.doneSmilesHits); ok {
+			memo.putFinished(f, key)
+			return f, nil
 		}
-		memo.done[key] = f
-		memo.mu.Unlock()
+	}
+	f, err := finishSmiles(aroma, s, node, neighbors)
+	if err == nil && memo != nil {
+		memo.putFinished(f, key, smilesKey)
 	}
 	return f, err
 }
 
-// finishKey adds to an attachment's key what check_aroma reads besides the
-// candidate: the centre's and neighbours' IDs (matched against atom maps),
-// leaf flags and cluster SMILES.
+// finished returns the answer for a finished attachment's key, counting a
+// hit into count.
+func (a *AttachMemo) finished(key string, count *int) (finished, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f, ok := a.done[key]
+	if ok {
+		*count++
+	}
+	return f, ok
+}
+
+// putFinished remembers a finished attachment's answer under the keys.
+func (a *AttachMemo) putFinished(f finished, keys ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.done)+len(keys) > MaxAttachMemo {
+		clear(a.done)
+	}
+	for _, k := range keys {
+		a.done[k] = f
+	}
+}
+
+// finishKey adds to an attachment's key what check_singleton and
+// check_aroma read besides the candidate: the centre's and neighbours' IDs
+// (matched against atom maps), leaf flags, cluster SMILES and atom counts.
 func finishKey(attach string, node *Node, neighbors []*Node) string {
 	b := []byte(attach)
 	for _, n := range append([]*Node{node}, neighbors...) {
 		b = append(b, '|')
 		b = strconv.AppendInt(b, int64(n.ID), 10)
 		b = strconv.AppendBool(b, n.IsLeaf)
+		b = strconv.AppendInt(b, int64(len(n.atoms)), 10)
+		b = append(b, ',')
 		b = append(b, n.Smiles...)
 	}
 	return string(b)

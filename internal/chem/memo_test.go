@@ -129,4 +129,9 @@ func TestAttachMemoTrees(t *testing.T) {
 	if calls < 100 || hits == 0 {
 		t.Errorf("%d enumerations, %d answered by content", calls, hits)
 	}
+	requests, hits, smilesHits = memo.FinishedCounts()
+	t.Logf("%d complete attachments, %d answered by content and %d by SMILES", requests, hits, smilesHits)
+	if hits == 0 || smilesHits == 0 {
+		t.Errorf("%d complete attachments, %d answered by content and %d by SMILES: a path of the memo is not tested", requests, hits, smilesHits)
+	}
 }

@@ -2,6 +2,7 @@ package jtvae
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -29,6 +30,12 @@ type AssemblyScorers struct {
 	tree    *Batch
 	scorers []*AssemblyScorer
 	errs    []error
+
+	// The JTMPN's W_i image of candidate bonds' inputs and the first
+	// level's W_h of it, which depend on the input features alone (a few
+	// hundred distinct rows over a decoding), remembered for every scorer.
+	inputMu sync.Mutex
+	inputs  *rowCache[string]
 }
 
 // NewAssemblyScorer prepares the scoring of one decoded tree (as DecodeTrees
@@ -87,6 +94,7 @@ func (m *Model) NewAssemblyScorers(trees []Tree, zGraph []float32) (*AssemblySco
 		g.Close()
 		return nil, fmt.Errorf("jtvae assembly: %w", err)
 	}
+	g.inputs = newRowCache[string](g.sc, g.tableH, 2, int64(m.cfg.Hidden))
 	for j, k := range of {
 		g.scorers[k] = &AssemblyScorer{g: g, rows: ids[j], zGraph: z.Narrow(0, int64(k), 1)}
 	}
@@ -109,7 +117,11 @@ func (g *AssemblyScorers) Close() { g.sc.Close() }
 
 // Score returns the scores of candidate attachments whose injections refer
 // to the scorer's tree.
-func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
+func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) { return s.score(cands, true) }
+
+// score is Score; cached false computes the JTMPN's products of the inputs
+// afresh instead of taking them from the group's cache (tests).
+func (s *AssemblyScorer) score(cands []Candidate, cached bool) ([]float64, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
@@ -141,7 +153,19 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 	var out []float64
 	var err error
 	torch.NoGrad(func() {
-		vec := m.jtmpn.forwardTree(gi, s.g.table, s.g.tableH)
+		var vec *torch.Tensor
+		if cached {
+			var input, first *torch.Tensor
+			if input, first, err = s.g.inputTerms(bd, gi); err != nil {
+				return
+			}
+			// the rows gathered from the group's tables join its scope: released here
+			defer input.Close()
+			defer first.Close()
+			vec = m.jtmpn.forwardLevels(gi, input, first, s.g.table, s.g.tableH)
+		} else {
+			vec = m.jtmpn.forwardTree(gi, s.g.table, s.g.tableH)
+		}
 		z := s.zGraph
 		if m.cfg.BilinearAssembly {
 			z = m.aAssm.Forward(z)
@@ -154,6 +178,40 @@ func (s *AssemblyScorer) Score(cands []Candidate) ([]float64, error) {
 		return nil, fmt.Errorf("jtvae assembly: %w", err)
 	}
 	return out, nil
+}
+
+// inputTerms returns the JTMPN's W_i image of the graphs' inputs and the
+// first level's W_h of its ReLU, from the group's cache (the same bits as
+// computing them for these inputs: rowCache).
+func (g *AssemblyScorers) inputTerms(bd *builder, gi graphInput) (input, first *torch.Tensor, err error) {
+	p := g.m.jtmpn
+	n := int(gi.inputs.Shape()[0])
+	width := len(gi.rows) / max(n, 1)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = string(float32Bytes(gi.rows[i*width : (i+1)*width]))
+	}
+	g.inputMu.Lock()
+	defer g.inputMu.Unlock()
+	views, rows, err := g.inputs.lookup(keys, func(batch []int) []*torch.Tensor {
+		at := make([]int64, len(batch))
+		for i, j := range batch {
+			at[i] = int64(j)
+		}
+		in := p.Wi.Forward(gi.inputs.IndexSelect(0, bd.ints(at)))
+		return []*torch.Tensor{in, p.Wh.Forward(in.Relu())}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	idx := bd.ints(rows)
+	input, first = views[0].IndexSelect(0, idx), views[1].IndexSelect(0, idx)
+	for _, v := range views {
+		if v.Scope() == g.sc { // a view of the group's tables
+			v.Close()
+		}
+	}
+	return input, first, first.Err()
 }
 
 // Close releases the tensors of a scorer made by NewAssemblyScorer; one of

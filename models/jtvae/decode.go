@@ -112,6 +112,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 	hidden := int64(m.cfg.Hidden)
 	bd := &builder{sc: sc, dev: m.Device()}
 	table := newMsgTable(zt.NewZeros([]int64{1 + 4*int64(n), hidden}))
+	lt := newLabelTerms(m, bd)
 
 	// root labels: the word head on the zero message
 	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{zt.NewZeros([]int64{int64(n), hidden}), zt}, 1)).Relu())
@@ -135,7 +136,7 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 		if len(active) == 0 {
 			break
 		}
-		if err = m.decodeStep(bd, table, zt, dec, active, chem, rngs); err != nil {
+		if err = m.decodeStep(bd, lt, table, zt, dec, active, chem, rngs); err != nil {
 			return nil, err
 		}
 		if bd.err != nil {
@@ -191,10 +192,12 @@ func (t *msgTable) append(h *torch.Tensor) error {
 // gruRows runs the decoder's GRU once on messages with the given sender
 // labels and incoming table rows, and appends them to the table (their
 // rows: old length + i).
-func (m *Model) gruRows(bd *builder, table *msgTable, labels []int64, in [][]int64) error {
-	distinct, of := distinctLabels(labels)
-	s := schedule{labels: bd.ints(distinct), n: len(labels), iterations: 1}
-	return table.append(m.dec.gru.pass(s, m.dec.emb, false).step(table.view(), makeBlock(bd, 0, of, in)))
+func (m *Model) gruRows(bd *builder, lt *labelTerms, table *msgTable, labels []int64, in [][]int64) error {
+	p, rows, err := lt.gruPass(labels)
+	if err != nil {
+		return err
+	}
+	return table.append(p.step(table.view(), makeBlock(bd, 0, rows, in)))
 }
 
 // decodeStep advances every active molecule by one step of the authors'
@@ -204,7 +207,7 @@ func (m *Model) gruRows(bd *builder, table *msgTable, labels []int64, in [][]int
 // backtrack to the parent (or finish at the root). As theirs, the
 // expansion message and the labels are computed only for the molecules
 // that go on.
-func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) error {
+func (m *Model) decodeStep(bd *builder, lt *labelTerms, table *msgTable, zt *torch.Tensor, dec []*treeDecode, active []int, chem TreeChemistry, rngs []*rand.Rand) error {
 	labels, in, mols := make([]int64, len(active)), make([][]int64, len(active)), make([]int64, len(active))
 	for k, i := range active {
 		t := dec[i]
@@ -215,7 +218,7 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 		}
 	}
 	ctx := selectRows(bd, zt, mols)
-	stop, err := m.stopScores(bd, table.view(), ctx, labels, in)
+	stop, err := m.stopScores(bd, lt, table.view(), ctx, labels, in)
 	if err != nil {
 		return err
 	}
@@ -230,7 +233,7 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 		}
 	}
 	rows0 := table.rows
-	ranked, err := m.expansions(bd, table, ctx, labels, in, goOn, active, rngs)
+	ranked, err := m.expansions(bd, lt, table, ctx, labels, in, goOn, active, rngs)
 	if err != nil {
 		return err
 	}
@@ -273,7 +276,7 @@ func (m *Model) decodeStep(bd *builder, table *msgTable, zt *torch.Tensor, dec [
 		return nil
 	}
 	rows1 := table.rows
-	if err := m.gruRows(bd, table, backLabels, backIn); err != nil {
+	if err := m.gruRows(bd, lt, table, backLabels, backIn); err != nil {
 		return fmt.Errorf("jtvae decode: %w", err)
 	}
 	for k, i := range backOf {
@@ -303,9 +306,8 @@ func selectRows(bd *builder, t *torch.Tensor, rows []int64) *torch.Tensor {
 
 // stopScores are the stop scores of the nodes with the given labels and
 // incoming message rows, ctx their molecules' tree latents.
-func (m *Model) stopScores(bd *builder, tab, ctx *torch.Tensor, labels []int64, in [][]int64) ([]float32, error) {
+func (m *Model) stopScores(bd *builder, lt *labelTerms, tab, ctx *torch.Tensor, labels []int64, in [][]int64) ([]float32, error) {
 	d := m.dec
-	hidden := tab.Shape()[1]
 	var from, to []int64
 	for k, rows := range in {
 		for _, r := range rows {
@@ -313,9 +315,11 @@ func (m *Model) stopScores(bd *builder, tab, ctx *torch.Tensor, labels []int64, 
 		}
 	}
 	sum := bd.agg(from, to, len(labels)).sum(tab)
-	li := bd.labelIndex(labels)
-	x := torch.Linear(d.emb.Forward(li.labels), d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Bias).IndexSelect(0, li.of)
-	h := x.Add(torch.Linear(sum, d.Ui.Weight.Narrow(1, hidden, hidden), nil))
+	x, err := lt.stop(labels)
+	if err != nil {
+		return nil, fmt.Errorf("jtvae decode: %w", err)
+	}
+	h := x.Add(torch.Linear(sum, lt.uiH, nil))
 	if d.stopReLU {
 		h = h.Relu()
 	}
@@ -330,7 +334,7 @@ func (m *Model) stopScores(bd *builder, tab, ctx *torch.Tensor, labels []int64, 
 // of the step (places in active), in that order, and returns each one's
 // five labels to try: the most likely in order, or drawn from its
 // molecule's stream.
-func (m *Model) expansions(bd *builder, table *msgTable, ctx *torch.Tensor, labels []int64, in [][]int64, goOn, active []int, rngs []*rand.Rand) ([]int64, error) {
+func (m *Model) expansions(bd *builder, lt *labelTerms, table *msgTable, ctx *torch.Tensor, labels []int64, in [][]int64, goOn, active []int, rngs []*rand.Rand) ([]int64, error) {
 	if len(goOn) == 0 {
 		return nil, nil
 	}
@@ -340,7 +344,7 @@ func (m *Model) expansions(bd *builder, table *msgTable, ctx *torch.Tensor, labe
 		gl[j], gin[j], gmol[j], gplace[j] = labels[k], in[k], active[k], int64(k)
 	}
 	rows0 := table.rows
-	if err := m.gruRows(bd, table, gl, gin); err != nil {
+	if err := m.gruRows(bd, lt, table, gl, gin); err != nil {
 		return nil, fmt.Errorf("jtvae decode: %w", err)
 	}
 	newH := table.view().Narrow(0, rows0, int64(len(goOn)))

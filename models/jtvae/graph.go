@@ -41,6 +41,7 @@ type graphLevel struct {
 // graphInput is a batch of graphs for the MPN or the JTMPN, interned.
 type graphInput struct {
 	inputs   *torch.Tensor // (distinct level-0 bonds, F+Fb)
+	rows     []float32     // inputs on the host
 	levels   []graphLevel  // depthG-1 iterations
 	atoms    *torch.Tensor // (distinct atoms, F)
 	atomIn   agg           // last level's messages into each distinct atom
@@ -87,6 +88,11 @@ func (r rowIDs) id(row []float32) int64 {
 	id := int64(len(r))
 	r[strings.Clone(key)] = id
 	return id
+}
+
+// float32Bytes is the bytes of v (no copy).
+func float32Bytes(v []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
 func sorted(v []int64) []int64 {
@@ -180,6 +186,7 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 		key[d] = id
 	}
 	gi.inputs = bd.floats(inputs, int64(len(in0.ids)), int64(fa+fb))
+	gi.rows = inputs
 	base := slices.Clone(key)
 
 	for range depth - 1 {
@@ -267,9 +274,26 @@ func (p *mpn) forward(g graphInput, tree *torch.Tensor) *torch.Tensor {
 // one table, so an assembly computes it once).
 func (p *mpn) forwardTree(g graphInput, tree, treeH *torch.Tensor) *torch.Tensor {
 	input := p.Wi.Forward(g.inputs)
-	msg := input.Relu()
-	for _, l := range g.levels {
-		nei := l.prev.sum(p.Wh.Forward(msg))
+	var first *torch.Tensor
+	if len(g.levels) > 0 {
+		first = p.Wh.Forward(input.Relu())
+	}
+	return p.forwardLevels(g, input, first, tree, treeH)
+}
+
+// forwardLevels is forwardTree from the inputs' W_i image and, when there
+// are levels, the first level's W_h(ReLU(input)).
+func (p *mpn) forwardLevels(g graphInput, input, first, tree, treeH *torch.Tensor) *torch.Tensor {
+	var msg *torch.Tensor
+	if len(g.levels) == 0 {
+		msg = input.Relu()
+	}
+	for i, l := range g.levels {
+		wh := first
+		if i > 0 {
+			wh = p.Wh.Forward(msg)
+		}
+		nei := l.prev.sum(wh)
 		if treeH != nil {
 			nei = nei.Add(l.tree.sum(treeH))
 		}

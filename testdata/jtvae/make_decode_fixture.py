@@ -24,7 +24,8 @@ python3-rdkit, in float32 as their code runs:
 W is random:SEED:HIDDEN (xavier-normal weights from SEED, as their JTVAE
 initialises them), or a state dict that torch.load reads with their JTNNVAE names (one of
 their checkpoints' jtnn_vae.* tensors, or a checkpoint of tlbo-native
-train; decode_state.pt was made from a hidden-40 network that tlbo-native
+train, decoded over the vocabulary its W.json records; otherwise ZINC's
+jtvae_vocab.txt; decode_state.pt was made from a hidden-40 network that tlbo-native
 trained for a few epochs on 4,000 ZINC molecules, so that its trees look
 like molecules' rather than random weights' degenerate ones).
 
@@ -108,7 +109,17 @@ def encoder_means(jtnn, m, vocab, path, n, skip=0):
     return mu.numpy().astype(np.float32), [t.smiles for t in trees]
 
 
-def load_vocab(jtnn):
+def load_vocab(jtnn, weights):
+    """The vocabulary a checkpoint of ours records (WEIGHTS.json beside
+    WEIGHTS.pt), else the ZINC one."""
+    header = weights[: -len(".pt")] + ".json" if weights.endswith(".pt") else ""
+    if header and os.path.exists(header):
+        import json
+
+        with open(header) as f:
+            words = json.load(f).get("model", {}).get("vocab")
+        if words:
+            return jtnn.Vocab(words)
     with open(os.path.join(ZINC, "jtvae_vocab.txt")) as f:
         return jtnn.Vocab([l.strip() for l in f if l.strip()])
 
@@ -207,7 +218,7 @@ def main():
 
     RDLogger.DisableLog("rdApp.*")
     jtnn = make_fixture.load_jtnn(args.checkout)
-    vocab = load_vocab(jtnn)
+    vocab = load_vocab(jtnn, args.weights)
     if args.measure:
         measure(args, jtnn, vocab)
     elif args.time:
