@@ -9,14 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -35,21 +31,25 @@ const DefaultShardSize = 256
 // shardMagic opens every shard file; the SHA-256 of the gob payload follows.
 const shardMagic = "tlbo-native jtvae examples\n"
 
-// CacheOptions configure CachedExamples.
+// CacheOptions configure CachedExamples and, as ScoreCacheOptions,
+// CachedScores.
 type CacheOptions struct {
-	// Dir is the cache's root; the examples go to Dir/<key>/, key digesting
-	// DataDigest, the vocabulary, FeaturiserVersion and ShardSize.
+	// Dir is the cache's root; the shards go to a directory under it named
+	// by what they depend on: Dir/<key>/ for examples, key digesting
+	// DataDigest, the vocabulary, FeaturiserVersion and ShardSize (CacheKey),
+	// and Dir/<objective>-<key>/ for scores (ScoreCacheDir).
 	Dir string
 	// DataDigest identifies the data set (task.FileDigest of its file).
 	DataDigest string
-	// ShardSize is the number of molecules per shard (0: DefaultShardSize).
+	// ShardSize is the number of molecules per shard (0: DefaultShardSize
+	// for examples, ScoreShardSize for scores).
 	ShardSize int
 	// Workers is the number of goroutines (0: all CPUs).
 	Workers int
-	// Progress, when set, is told the molecules done (those kept from an
-	// earlier run first) of the total.
+	// Progress, when set and there is anything to make, is told the
+	// molecules done (those kept from an earlier run first) of the total.
 	Progress func(done, total int)
-	// Log, when set, receives notes (shards found bad and rebuilt).
+	// Log, when set, receives notes (shards to make, bad shards rebuilt).
 	Log io.Writer
 	// Ctx, when set, stops the build between molecules; finished shards stay.
 	Ctx context.Context
@@ -106,149 +106,30 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 	if o.ShardSize <= 0 {
 		o.ShardSize = DefaultShardSize
 	}
-	size := o.ShardSize
-	dir := filepath.Join(o.Dir, CacheKey(o.DataDigest, f.vocab, size))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("featurisation cache: %w", err)
-	}
-	if err := removeTemporaries(dir); err != nil {
-		return nil, err
-	}
-	out := make([]Cached, len(smiles))
-	key := filepath.Base(dir)
-	var todo []int
-	for s := 0; s*size < len(smiles); s++ {
-		path := shardPath(dir, s)
-		lo, hi := s*size, min(len(smiles), (s+1)*size)
-		err := readShard(path, key, lo, smiles[lo:hi], f.vocab, out[lo:hi])
-		switch {
-		case err == nil:
-			continue
-		case !errors.Is(err, fs.ErrNotExist) && o.Log != nil:
-			fmt.Fprintf(o.Log, "featurisation cache: %v; rebuilding it\n", err)
-		}
-		todo = append(todo, s)
-	}
-	if len(todo) > 0 && o.Log != nil {
-		fmt.Fprintf(o.Log, "featurisation cache %s: %d of %d shards to make\n", dir, len(todo), (len(smiles)+size-1)/size)
-	}
-	if err := buildShards(o, f, dir, smiles, todo, out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func shardPath(dir string, s int) string { return filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)) }
-
-// removeTemporaries deletes the temporary files a killed build left.
-func removeTemporaries(dir string) error {
-	tmp, err := filepath.Glob(filepath.Join(dir, ".shard-*.tmp*"))
-	if err != nil {
-		return err
-	}
-	for _, p := range tmp {
-		if err := os.Remove(p); err != nil {
-			return fmt.Errorf("featurisation cache: %w", err)
-		}
-	}
-	return nil
-}
-
-// buildShards featurises the molecules of the todo shards on o.Workers
-// goroutines, one molecule per task in shard order, and writes each shard
-// when its last molecule is done.
-func buildShards(o CacheOptions, f *Featuriser, dir string, smiles []string, todo []int, out []Cached) error {
-	if len(todo) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(orBackground(o.Ctx))
-	defer cancel()
-	var jobs []int
-	left := make(map[int]*atomic.Int32, len(todo))
-	size := o.ShardSize
-	for _, s := range todo {
-		lo, hi := s*size, min(len(smiles), (s+1)*size)
-		for i := lo; i < hi; i++ {
-			jobs = append(jobs, i)
-		}
-		left[s] = new(atomic.Int32)
-		left[s].Store(int32(hi - lo))
-	}
-	total, kept := len(smiles), len(smiles)-len(jobs)
-	var done atomic.Int64
-	done.Store(int64(kept))
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		cancel()
-	}
-	last := -1
-	report := func() {
-		mu.Lock() // keeps the reports in order, each once
-		defer mu.Unlock()
-		if d := int(done.Load()); o.Progress != nil && d > last {
-			last = d
-			o.Progress(d, total)
-		}
-	}
-	report()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workerCount(o.Workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := next.Add(1) - 1; k < int64(len(jobs)) && ctx.Err() == nil; k = next.Add(1) - 1 {
-				i := jobs[k]
-				ex, err := f.Featurise(smiles[i])
-				out[i] = Cached{Example: ex, Err: err}
-				s := i / size
-				if left[s].Add(-1) == 0 { // the shard's last molecule: write it, then pack its examples
-					lo, hi := s*size, min(len(smiles), (s+1)*size)
-					if err := writeShard(shardPath(dir, s), filepath.Base(dir), lo, smiles[lo:hi], out[lo:hi]); err != nil {
-						fail(err)
-					}
-					for k := lo; k < hi; k++ {
-						out[k] = packCached(out[k].Example, out[k].Err)
-					}
-				}
-				if done.Add(1)%64 == 0 || int(done.Load()) == total {
-					report()
-				}
+	key := CacheKey(o.DataDigest, f.vocab, o.ShardSize)
+	c := &shardCache[Cached]{
+		CacheOptions: o, name: "featurisation cache", dir: filepath.Join(o.Dir, key), ext: ".gob", size: o.ShardSize,
+		read: func(path string, lo int, smiles []string, out []Cached) error {
+			return readShard(path, key, lo, smiles, f.vocab, out)
+		},
+		compute: func(s string) Cached {
+			ex, err := f.Featurise(s)
+			return Cached{Example: ex, Err: err}
+		},
+		write: func(path string, lo int, smiles []string, out []Cached) error {
+			if err := writeShard(path, key, lo, smiles, out); err != nil {
+				return err
 			}
-		}()
+			for k, x := range out { // packed only now: the shard stores examples unpacked
+				out[k] = packCached(x.Example, x.Err)
+			}
+			return nil
+		},
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := orBackground(o.Ctx).Err(); err != nil {
-		return fmt.Errorf("featurisation cache %s: interrupted after %d of %d molecules (finished shards kept; run again to resume): %w",
-			dir, done.Load(), total, err)
-	}
-	return nil
+	return c.get(smiles)
 }
 
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
-}
-
-func workerCount(w, jobs int) int {
-	if w <= 0 {
-		w = runtime.NumCPU()
-	}
-	return max(1, min(w, jobs))
-}
+func shardPath(dir string, s int) string { return shardFile(dir, s, ".gob") }
 
 // writeShard writes molecules lo.. as one shard file: magic, SHA-256 of the
 // payload, gob payload. Gob because an example is ragged (trees, graphs,

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,27 +26,10 @@ const ScoreShardSize = 2048
 // objective's definition changes.
 const scoreCacheVersion = 1
 
-// ScoreCacheOptions configure CachedScores.
-type ScoreCacheOptions struct {
-	// Dir is the cache's root; the scores go to Dir/<objective>-<key>/,
-	// key digesting DataDigest, the objective's name, the shard size and
-	// the cache's version.
-	Dir string
-	// DataDigest identifies the data set (task.FileDigest of its file).
-	DataDigest string
-	// ShardSize is the number of molecules per shard (0: ScoreShardSize).
-	ShardSize int
-	// Workers is the number of goroutines (0: all CPUs).
-	Workers int
-	// Progress, when set, is told the molecules done (those of finished
-	// shards first) of the total.
-	Progress func(done, total int)
-	// Log, when set, receives notes (shards to make, bad shards rebuilt).
-	Log io.Writer
-	// Ctx, when set, stops the scoring between molecules; finished shards
-	// stay.
-	Ctx context.Context
-}
+// ScoreCacheOptions configure CachedScores; their fields are those of
+// CacheOptions, the scores going to Dir/<objective>-<key>/ (ScoreCacheDir)
+// in shards of ShardSize molecules (0: ScoreShardSize).
+type ScoreCacheOptions CacheOptions
 
 // ScoreCacheDir returns the directory of the cached scores of a data set
 // under an objective, in shards of the given size.
@@ -66,69 +47,59 @@ func ScoreCacheDir(root, dataDigest string, obj Objective, shardSize int) string
 // scored, so an interrupted scoring resumes where it stopped; a shard that
 // cannot be read or holds other molecules is rebuilt, and Log says so.
 func CachedScores(o ScoreCacheOptions, obj Objective, smiles []string) ([]float64, int, error) {
-	size := o.ShardSize
-	if size <= 0 {
-		size = ScoreShardSize
+	if o.ShardSize <= 0 {
+		o.ShardSize = ScoreShardSize
 	}
-	dir := ScoreCacheDir(o.Dir, o.DataDigest, obj, size)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, 0, fmt.Errorf("score cache: %w", err)
+	c := &shardCache[scored]{
+		CacheOptions: CacheOptions(o), name: "score cache", dir: ScoreCacheDir(o.Dir, o.DataDigest, obj, o.ShardSize), ext: ".npz",
+		size: o.ShardSize,
+		read: func(path string, _ int, smiles []string, out []scored) error {
+			return readScoreShard(path, smiles, out)
+		},
+		compute: func(s string) scored { return scoreOne(obj, s) },
+		write: func(path string, _ int, smiles []string, out []scored) error {
+			return writeScoreShard(path, smiles, out)
+		},
+		plan: func(n int) string { return fmt.Sprintf("scoring %d molecules by %s", n, obj.Name()) },
 	}
-	scores, errs := make([]float64, len(smiles)), make([]string, len(smiles))
-	var todo []int
-	for s := 0; s*size < len(smiles); s++ {
-		lo, hi := s*size, min(len(smiles), (s+1)*size)
-		err := readScoreShard(scoreShardPath(dir, s), smiles[lo:hi], scores[lo:hi], errs[lo:hi])
-		switch {
-		case err == nil:
-			continue
-		case !errors.Is(err, fs.ErrNotExist) && o.Log != nil:
-			fmt.Fprintf(o.Log, "score cache: %v; rebuilding it\n", err)
-		}
-		todo = append(todo, s)
+	got, err := c.get(smiles)
+	if err != nil {
+		return nil, 0, err
 	}
-	total, done := len(smiles), len(smiles)
-	for _, s := range todo {
-		done -= min(len(smiles), (s+1)*size) - s*size
-	}
-	if len(todo) > 0 && o.Log != nil {
-		fmt.Fprintf(o.Log, "score cache %s: scoring %d molecules by %s (%d of %d shards to make)\n", dir, total-done, obj.Name(),
-			len(todo), (total+size-1)/size)
-	}
-	if o.Progress != nil {
-		o.Progress(done, total)
-	}
-	for _, s := range todo {
-		lo, hi := s*size, min(len(smiles), (s+1)*size)
-		var progress func(int)
-		if o.Progress != nil {
-			progress = func(k int) { o.Progress(done+k, total) }
-		}
-		if err := scoreInto(o.Ctx, obj, smiles[lo:hi], scores[lo:hi], errs[lo:hi], o.Workers, progress); err != nil {
-			return nil, 0, fmt.Errorf("score cache %s: interrupted after %d of %d molecules (finished shards kept; run again to resume): %w",
-				dir, done, total, err)
-		}
-		if err := writeScoreShard(scoreShardPath(dir, s), smiles[lo:hi], scores[lo:hi], errs[lo:hi]); err != nil {
-			return nil, 0, err
-		}
-		done += hi - lo
-	}
-	failed := 0
-	for _, e := range errs {
-		if e != "" {
+	scores, failed := make([]float64, len(got)), 0
+	for i, x := range got {
+		scores[i] = x.score
+		if x.err != "" {
 			failed++
 		}
 	}
 	return scores, failed, nil
 }
 
-func scoreShardPath(dir string, s int) string {
-	return filepath.Join(dir, fmt.Sprintf("shard-%05d.npz", s))
+// scored is a molecule's score, or its objective's failure score and the
+// reason it failed.
+type scored struct {
+	score float64
+	err   string // "" where it was scored
 }
 
-// writeScoreShard writes one shard atomically.
-func writeScoreShard(path string, smiles []string, scores []float64, errs []string) error {
+// scoreOne scores a molecule, the error message on one line.
+func scoreOne(obj Objective, smiles string) scored {
+	v, err := obj.Score(smiles)
+	if err != nil {
+		return scored{score: obj.FailureScore(), err: strings.Join(strings.Fields(err.Error()), " ")}
+	}
+	return scored{score: v}
+}
+
+// writeScoreShard writes one shard atomically: an .npz of the molecules'
+// SMILES, scores and errors.
+func writeScoreShard(path string, smiles []string, items []scored) error {
 	n := len(smiles)
+	scores, errs := make([]float64, n), make([]string, n)
+	for i, x := range items {
+		scores[i], errs[i] = x.score, x.err
+	}
 	return numpy.WriteNPZ(path, []numpy.Array{
 		{Name: "smiles", Shape: []int{n}, Data: smiles},
 		{Name: "score", Shape: []int{n}, Data: scores},
@@ -136,9 +107,9 @@ func writeScoreShard(path string, smiles []string, scores []float64, errs []stri
 	})
 }
 
-// readScoreShard reads a shard into scores and errs, checking that it holds
-// the molecules smiles.
-func readScoreShard(path string, smiles []string, scores []float64, errs []string) error {
+// readScoreShard reads a shard into out, checking that it holds the
+// molecules smiles.
+func readScoreShard(path string, smiles []string, out []scored) error {
 	arrays, err := numpy.ReadNPZ(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -165,8 +136,9 @@ func readScoreShard(path string, smiles []string, scores []float64, errs []strin
 	case !slices.Equal(got, smiles) || len(y) != len(smiles) || len(e) != len(smiles):
 		return fmt.Errorf("shard %s: holds other molecules than the data set's", path)
 	}
-	copy(scores, y)
-	copy(errs, e)
+	for i := range out {
+		out[i] = scored{score: y[i], err: e[i]}
+	}
 	return nil
 }
 
@@ -177,11 +149,8 @@ func scoreInto(ctx context.Context, obj Objective, smiles []string, scores []flo
 	var done atomic.Int64
 	var mu sync.Mutex
 	return forEach(ctx, workers, len(smiles), func(i int) {
-		v, err := obj.Score(smiles[i])
-		scores[i], errs[i] = v, ""
-		if err != nil {
-			scores[i], errs[i] = obj.FailureScore(), strings.Join(strings.Fields(err.Error()), " ")
-		}
+		x := scoreOne(obj, smiles[i])
+		scores[i], errs[i] = x.score, x.err
 		if d := done.Add(1); progress != nil && (d%64 == 0 || int(d) == len(smiles)) {
 			mu.Lock()
 			progress(int(d))
@@ -196,25 +165,6 @@ func scoreAll(ctx context.Context, obj Objective, smiles []string, workers int, 
 	scores, errs := make([]float64, len(smiles)), make([]string, len(smiles))
 	_ = scoreInto(ctx, obj, smiles, scores, errs, workers, progress)
 	return scores
-}
-
-// forEach calls f(i) for i in [0, n) on workers goroutines (0: all CPUs);
-// it stops early, returning ctx's error, when ctx is done.
-func forEach(ctx context.Context, workers, n int, f func(i int)) error {
-	ctx = orBackground(ctx)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workerCount(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1) - 1; i < int64(n) && ctx.Err() == nil; i = next.Add(1) - 1 {
-				f(int(i))
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
 }
 
 // scoresRoot returns the score cache's root for a data set file under the
