@@ -200,15 +200,17 @@ func readShard(path, key string, lo int, smiles []string, v Vocab, out []Cached)
 	return nil
 }
 
-// cacheRoot returns the cache directory of a data set file under the
-// --cache-dir option: "" puts it next to the file (DIR/molecules.examples
-// for DIR/molecules.npz), "none" turns the cache off ("").
-func cacheRoot(option, dataPath string) string {
+// cacheRoot returns the root of a cache of a data set file under the
+// --cache-dir option: "" puts it next to the file with the cache's
+// extension (DIR/molecules.examples for DIR/molecules.npz and ".examples"),
+// "none" turns the cache off (""), another value is the root itself (both
+// caches may share it: their subdirectories differ).
+func cacheRoot(option, dataPath, ext string) string {
 	switch option {
 	case "none":
 		return ""
 	case "":
-		return strings.TrimSuffix(dataPath, filepath.Ext(dataPath)) + ".examples"
+		return strings.TrimSuffix(dataPath, filepath.Ext(dataPath)) + ext
 	}
 	return option
 }
@@ -218,7 +220,7 @@ func cacheRoot(option, dataPath string) string {
 // for) and keeps them for example. It returns the molecules that could be
 // featurised, with their scores, and says on stderr how many were left out.
 func useCache(env *task.Env, dataPath string, smiles []string, scores []float64) ([]string, []float64, error) {
-	root := cacheRoot(env.Opts.String(optCacheDir), dataPath)
+	root := cacheRoot(env.Opts.String(optCacheDir), dataPath, ".examples")
 	bound.Lock()
 	unbound := bound.f == nil
 	bound.Unlock()

@@ -167,20 +167,6 @@ func scoreAll(ctx context.Context, obj Objective, smiles []string, workers int, 
 	return scores
 }
 
-// scoresRoot returns the score cache's root for a data set file under the
-// --cache-dir option: "" puts it next to the file (DIR/molecules.scores for
-// DIR/molecules.npz), "none" turns the cache off (""), another value is the
-// root itself (the featurisation cache's too: their subdirectories differ).
-func scoresRoot(option, dataPath string) string {
-	switch option {
-	case "none":
-		return ""
-	case "":
-		return strings.TrimSuffix(dataPath, filepath.Ext(dataPath)) + ".scores"
-	}
-	return option
-}
-
 // objectiveScores returns obj's scores of the data set's training molecules
 // (smiles, read from dataPath), through the score cache of --cache-dir, in
 // parallel (--workers), and says on stderr how many failed.
@@ -193,7 +179,7 @@ func objectiveScores(env *task.Env, obj Objective, dataPath string, smiles []str
 	}
 	var scores []float64
 	failed := 0
-	if root := scoresRoot(env.Opts.String(optCacheDir), dataPath); root == "" {
+	if root := cacheRoot(env.Opts.String(optCacheDir), dataPath, ".scores"); root == "" {
 		var p func(int)
 		if progress != nil {
 			p = func(k int) { progress(k, len(smiles)) }
