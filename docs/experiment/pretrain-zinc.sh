@@ -12,9 +12,12 @@
 #     says why 39,999).
 # Where we differ: fast_molvae shuffles its preprocessed files each epoch; the
 # trainer here draws each epoch's mini-batches uniformly with replacement, and
-# holds out 1% of the training split for the validation loss (the best
-# validation checkpoint is kept beside the last one). ZINC's own validation and
-# test splits are never trained on; the test split measures reconstruction.
+# holds out 1% of the training split for the validation loss, reported each
+# epoch at KL weight 1 (the schedule's cap) so that epochs compare; it selects
+# nothing: without a plateau schedule OUT/molecule-lbo.pt is the network at the
+# end of the latest epoch (fast_molvae selects none either: it saves its state
+# every save_iter steps). ZINC's own validation and test splits are never
+# trained on; the test split measures reconstruction.
 #
 #   docs/experiment/pretrain-zinc.sh OUT [EPOCHS]
 #
