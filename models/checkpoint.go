@@ -70,6 +70,10 @@ type TrainingState struct {
 	// Init names the checkpoint whose weights the training started from (a
 	// fine-tuning; nil: a new network).
 	Init *Origin `json:"init,omitempty"`
+	// Cost is what the training has spent up to this state, over every run
+	// that resumed it (nil: not counted, as in checkpoints written before it
+	// was kept).
+	Cost *Cost `json:"cost,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
@@ -207,7 +211,17 @@ func (t *Trainer[E]) State() TrainingState {
 	augment := t.Augment != nil
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
-		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init}
+		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init,
+		Cost: t.costState()}
+}
+
+// costState returns the Cost to record, nil when it is not counted.
+func (t *Trainer[E]) costState() *Cost {
+	if t.cost == nil {
+		return nil
+	}
+	c := t.Cost()
+	return &c
 }
 
 // stateDict returns the network's tensors and the target predictor's,

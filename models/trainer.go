@@ -147,6 +147,7 @@ type Trainer[E any] struct {
 	// Init, when set, names the checkpoint the weights started from (a
 	// fine-tuning); checkpoints record it.
 	Init     *Origin
+	cost     *costClock // nil until StartCost
 	hasRange bool
 	adam     *optim.Adam
 	params   []*torch.Tensor

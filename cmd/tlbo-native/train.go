@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -175,12 +176,12 @@ func trainAction(c *cli.Context, t task.Task) error {
 	blas := setupBLAS(c)
 	env.Device, env.Progress = dev, newProgress()
 	fmt.Fprintf(os.Stderr, "BLAS: %s\n", blas)
-	cpu0 := cliutil.CPUSeconds()
+	cpu0 := rusage.CPUSeconds()
 	if err := t.Train(env, req); err != nil {
 		return err
 	}
-	fmt.Printf("cpu_seconds %.1f (user+system)\n", cliutil.CPUSeconds()-cpu0)
-	fmt.Printf("peak_rss_mb %.0f\n", cliutil.PeakRSSMB())
+	fmt.Printf("cpu_seconds %.1f (user+system)\n", rusage.CPUSeconds()-cpu0)
+	fmt.Printf("peak_rss_mb %.0f\n", rusage.PeakRSSMB())
 	return nil
 }
 

@@ -9,12 +9,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -66,26 +63,6 @@ func InputLines(r io.Reader, name string) ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return out, nil
-}
-
-// CPUSeconds returns the user and system CPU time of the process so far; on
-// a shared machine it measures the work better than the wall clock.
-func CPUSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-// PeakRSSMB returns the process's peak resident set size in MiB (Linux
-// reports ru_maxrss in KiB).
-func PeakRSSMB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Maxrss) / 1024
 }
 
 // PrintProfile prints the top operators of a libtorch trace (torch.Profile)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/models/weighting"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -154,6 +155,7 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 				"the resumed training continues with fresh random draws and will not equal an uninterrupted one bit for bit\n", from)
 		}
 		tr.SeedSteps = true
+		tr.StartCost(resumedCost(env, from, h.Training.Cost), rusage.CPUSeconds)
 		return net, tr, nil
 	}
 	net, origin, err := d.startNetwork(env, req)
@@ -170,7 +172,18 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		tr.Augment = d.s.Augment
 	}
 	tr.Plateau, tr.Decay, tr.SeedSteps = req.Plateau, req.Decay, true
+	tr.StartCost(models.Cost{}, rusage.CPUSeconds)
 	return net, tr, nil
+}
+
+// resumedCost returns the cost a resumed checkpoint records; one written
+// before checkpoints kept it counts from this run on, marked partial.
+func resumedCost(env *Env, from string, c *models.Cost) models.Cost {
+	if c != nil {
+		return *c
+	}
+	fmt.Fprintf(env.Stderr, "note: %s does not record what its earlier runs cost: the training's cost is counted from this run on\n", from)
+	return models.Cost{Partial: true}
 }
 
 // startNetwork returns the network a new training starts from: a new one,
@@ -277,6 +290,7 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "wall_seconds %.1f\n", time.Since(start).Seconds())
+	fmt.Fprintf(env.Stdout, "training_cost %s\n", tr.Cost())
 	best := "the last epoch"
 	if h, err := models.ReadHeader(req.Out, ""); err == nil && h.Training != nil {
 		best = fmt.Sprintf("epoch %d", h.Training.Epoch)

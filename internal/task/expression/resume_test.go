@@ -131,6 +131,12 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 				t.Errorf("%s: epoch %d validation loss %v, uninterrupted %v", name, e, v, full.val[e])
 			}
 		}
+		// The resumed run's checkpoints add its cost to what the copied
+		// checkpoint recorded of the first run.
+		base, now := readCost(t, task.LastPath(straight)), readCost(t, task.LastPath(out))
+		if base.Runs != 1 || now.Runs != 2 || now.Partial || !(now.WallSeconds > 0) || !(now.CPUSeconds > 0) {
+			t.Errorf("%s: cost %+v after resuming; want 2 runs with their time (the first run's at its end: %+v)", name, now, base)
+		}
 		got := torchfixture.Float64s(t, loadAll(t, task.LastPath(out)))
 		for i := range want {
 			if got[i] != want[i] {
@@ -158,4 +164,17 @@ func loadAll(t *testing.T, path string) *torch.Tensor {
 		flat = append(flat, n.Tensor.ToDType(torch.Float64).Reshape(-1))
 	}
 	return torch.Cat(flat, 0)
+}
+
+// readCost returns the training cost a checkpoint's header records.
+func readCost(t *testing.T, path string) models.Cost {
+	t.Helper()
+	h, err := models.ReadHeader(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Training == nil || h.Training.Cost == nil {
+		t.Fatalf("%s records no training cost", path)
+	}
+	return *h.Training.Cost
 }

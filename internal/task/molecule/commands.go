@@ -19,6 +19,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bench"
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -309,9 +310,9 @@ type CacheMeasurement struct {
 func MeasureCache(o CacheOptions, f *Featuriser, smiles []string) (CacheMeasurement, error) {
 	m := CacheMeasurement{Molecules: len(smiles)}
 	cpu := func(fn func()) time.Duration {
-		start := cliutil.CPUSeconds()
+		start := rusage.CPUSeconds()
 		fn()
-		return time.Duration((cliutil.CPUSeconds() - start) * float64(time.Second))
+		return time.Duration((rusage.CPUSeconds() - start) * float64(time.Second))
 	}
 	var err error
 	if m.Build = cpu(func() { _, err = CachedExamples(o, f, smiles) }); err != nil {

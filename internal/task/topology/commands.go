@@ -9,6 +9,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/openblas"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/internal/simp"
 	conv "github.com/tlbo-native/tlbo-native/models/topology"
 )
@@ -45,7 +46,7 @@ func topologySolveCommand() *cli.Command {
 				return fmt.Errorf("--spec: %w", err)
 			}
 			openblas.SetThreads(1) // a band solve of this size gains nothing from more threads
-			start, cpu0 := time.Now(), cliutil.CPUSeconds()
+			start, cpu0 := time.Now(), rusage.CPUSeconds()
 			res, err := simp.Solve(c.Context, p, simp.Options{})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.String("spec"), err)
@@ -62,7 +63,7 @@ func topologySolveCommand() *cli.Command {
 			}
 			fmt.Printf("mesh %dx%d iterations %d volume %.6f\n", p.NelX, p.NelY, p.Iterations, vol/float64(len(res.Densities)))
 			fmt.Printf("seconds %.3f\n", time.Since(start).Seconds())
-			fmt.Printf("cpu_seconds %.3f\n", cliutil.CPUSeconds()-cpu0)
+			fmt.Printf("cpu_seconds %.3f\n", rusage.CPUSeconds()-cpu0)
 			fmt.Printf("compliance_first %.10g\n", res.ComplianceFirst)
 			fmt.Printf("compliance %.10g\n", res.Compliance)
 			return nil
