@@ -88,23 +88,32 @@ func (a *AttachMemo) Reset() {
 }
 
 func (a *AttachMemo) get(key string, count *int) (sanitized, bool) {
+	return memoGet(a, a.m, key, count)
+}
+
+func (a *AttachMemo) put(s sanitized, keys ...string) { memoPut(a, a.m, s, keys) }
+
+// memoGet returns m[key] under a's lock, counting a hit into count.
+func memoGet[T any](a *AttachMemo, m map[string]T, key string, count *int) (T, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, ok := a.m[key]
+	v, ok := m[key]
 	if ok {
 		*count++
 	}
-	return s, ok
+	return v, ok
 }
 
-func (a *AttachMemo) put(s sanitized, keys ...string) {
+// memoPut stores v under keys in m under a's lock, emptying m first when
+// it would outgrow MaxAttachMemo.
+func memoPut[T any](a *AttachMemo, m map[string]T, v T, keys []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.m)+len(keys) > MaxAttachMemo {
-		clear(a.m)
+	if len(m)+len(keys) > MaxAttachMemo {
+		clear(m)
 	}
 	for _, k := range keys {
-		a.m[k] = s
+		m[k] = v
 	}
 }
 
@@ -263,26 +272,11 @@ func finishedAttach(memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, 
 // finished returns the answer for a finished attachment's key, counting a
 // hit into count.
 func (a *AttachMemo) finished(key string, count *int) (finished, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	f, ok := a.done[key]
-	if ok {
-		*count++
-	}
-	return f, ok
+	return memoGet(a, a.done, key, count)
 }
 
 // putFinished remembers a finished attachment's answer under the keys.
-func (a *AttachMemo) putFinished(f finished, keys ...string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.done)+len(keys) > MaxAttachMemo {
-		clear(a.done)
-	}
-	for _, k := range keys {
-		a.done[k] = f
-	}
-}
+func (a *AttachMemo) putFinished(f finished, keys ...string) { memoPut(a, a.done, f, keys) }
 
 // finishKey adds to an attachment's key what check_singleton and
 // check_aroma read besides the candidate: the centre's and neighbours' IDs
