@@ -2,8 +2,9 @@ package bo
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -59,23 +60,7 @@ func (b *believer) bestF(q float64) float64 { return acq.QuantileBest(b.real, q)
 // add conditions the GP on y (standardised) at u; real marks an
 // observation rather than a fantasy.
 func (b *believer) add(u []float64, y float64, real bool) error {
-	n, d := b.x.Dims()
-	x := mat.NewDense(n+1, d, nil)
-	x.Slice(0, n, 0, d).(*mat.Dense).Copy(b.x)
-	x.SetRow(n, u)
-	ys := append(append([]float64(nil), b.y...), y)
-	if math.IsNaN(y) || math.IsInf(y, 0) {
-		return fmt.Errorf("condition the GP: target %v", y)
-	}
-	m, err := gp.New(x, ys, b.spec, b.hyper)
-	if err != nil {
-		return fmt.Errorf("condition the GP on %d points: %w", n+1, err)
-	}
-	b.x, b.y, b.model = x, ys, m
-	if real {
-		b.real = append(b.real, y)
-	}
-	return nil
+	return b.update(nil, [][]float64{u}, []float64{y}, []bool{real})
 }
 
 // rows returns the number of points the believer's GP is conditioned on.
@@ -95,22 +80,16 @@ func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, rea
 		}
 	}
 	y := append(append([]float64(nil), b.y...), ys...)
-	rows := make([]int, 0, len(set))
-	for row, v := range set {
+	rows := slices.Sorted(maps.Keys(set))
+	for _, row := range rows {
 		if row < 0 || row >= n {
 			return fmt.Errorf("condition the GP: row %d of %d", row, n)
 		}
-		y[row] = v
-		rows = append(rows, row)
+		y[row] = set[row]
 	}
-	for _, v := range y[len(b.y):] {
+	for _, v := range slices.Concat(ys, slices.Collect(maps.Values(set))) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("condition the GP: target %v", v)
-		}
-	}
-	for _, row := range rows {
-		if math.IsNaN(y[row]) || math.IsInf(y[row], 0) {
-			return fmt.Errorf("condition the GP: target %v", y[row])
 		}
 	}
 	m, err := gp.New(x, y, b.spec, b.hyper)
@@ -118,7 +97,6 @@ func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, rea
 		return fmt.Errorf("condition the GP on %d points: %w", len(y), err)
 	}
 	b.x, b.y, b.model = x, y, m
-	sort.Ints(rows)
 	for _, row := range rows {
 		b.real = append(b.real, y[row])
 	}

@@ -193,11 +193,8 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 		r.sign = 1
 	}
 	r.sur.cfg = cfg
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bo: run directory: %w", err)
-	}
 	if opts.Lock == nil {
-		lock, err := LockDir(opts.Dir)
+		lock, err := LockDir(opts.Dir) // makes the directory
 		if err != nil {
 			return nil, err
 		}

@@ -544,13 +544,23 @@ func abandon(dir, why string) error {
 // lookup asks Slurm for the array submitted with token: its id and
 // whether Slurm lists it (any state; Slurm forgets an ended job MinJobAge
 // after it ended, 300 s by default).
-func (s *Slurm) lookup(token string) (string, bool, error) {
-	out, err := runSlurm(s.opts.Squeue, "-h", "-t", "all", "--name="+tokenJobName(token), "-o", "%F")
+func (s *Slurm) lookup(token string) (string, bool, error) { return s.lookupName(tokenJobName(token)) }
+
+// lookupName asks Slurm for the job named name (see lookup).
+func (s *Slurm) lookupName(name string) (string, bool, error) {
+	out, err := runSlurm(s.opts.Squeue, "-h", "-t", "all", "--name="+name, "-o", "%F")
 	if err != nil {
-		return "", false, fmt.Errorf("external: look up job %s: %w", tokenJobName(token), err)
+		return "", false, fmt.Errorf("external: look up job %s: %w", name, err)
 	}
 	id := strings.TrimSpace(firstLine(out))
 	return id, id != "", nil
+}
+
+// readToken returns the token of the array in dir (tokenFile); an array
+// written before tokens has none (an error wrapping fs.ErrNotExist).
+func readToken(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, tokenFile))
+	return strings.TrimSpace(string(b)), err
 }
 
 // jobName is the Slurm job name of an array directory written before
@@ -634,7 +644,7 @@ func (s *Slurm) Attach(jobID string) (Job, error) {
 func (s *Slurm) AttachToken(token, jobID string) (Job, error) {
 	name, _, ok := cutLast(token, "-")
 	dir := filepath.Join(s.opts.Dir, name)
-	if b, err := os.ReadFile(filepath.Join(dir, tokenFile)); !ok || err != nil || strings.TrimSpace(string(b)) != token {
+	if got, err := readToken(dir); !ok || err != nil || got != token {
 		return Job{}, fmt.Errorf("external: no job array with token %s in %s (%v)", token, s.opts.Dir, err)
 	}
 	if jobID == "" {
@@ -716,8 +726,8 @@ func (s *Slurm) AttachAll() ([]Job, error) {
 	var jobs []Job
 	for _, dir := range dirs {
 		var id string
-		if b, terr := os.ReadFile(filepath.Join(dir, tokenFile)); terr == nil {
-			id, err = s.findJob(dir, strings.TrimSpace(string(b)))
+		if token, terr := readToken(dir); terr == nil {
+			id, err = s.findJob(dir, token)
 			if errors.Is(err, ErrNotSubmitted) {
 				s.logf("objective: %v: left alone", err)
 				continue
@@ -728,9 +738,9 @@ func (s *Slurm) AttachAll() ([]Job, error) {
 		} else if id, err = readJobID(dir); err != nil {
 			// Written before tokens: sbatch may have accepted it before
 			// the id was written.
-			out, qerr := runSlurm(s.opts.Squeue, "-h", "-t", "all", "--name="+jobName(dir), "-o", "%F")
-			id = strings.TrimSpace(firstLine(out))
-			if qerr != nil || id == "" {
+			var found bool
+			var qerr error
+			if id, found, qerr = s.lookupName(jobName(dir)); qerr != nil || !found {
 				s.logf("objective: %s has no job id and Slurm knows no job %s: never submitted, left alone", dir, jobName(dir))
 				continue
 			}
@@ -754,7 +764,7 @@ func (s *Slurm) attachDir(dir, id string) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	token, _ := os.ReadFile(filepath.Join(dir, tokenFile))
+	token, _ := readToken(dir) // "" for an array written before tokens
 	tags, legacy, err := readTags(dir, len(objs))
 	if err != nil {
 		return Job{}, err
@@ -765,9 +775,9 @@ func (s *Slurm) attachDir(dir, id string) (Job, error) {
 		if j := s.jobs[dir]; j != nil {
 			return j.Job, nil
 		}
-		return Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}, nil
+		return Job{ID: id, Token: token, Dir: dir, Objects: objs}, nil
 	}
-	job := &sjob{Job: Job{ID: id, Token: strings.TrimSpace(string(token)), Dir: dir, Objects: objs}, legacy: legacy}
+	job := &sjob{Job: Job{ID: id, Token: token, Dir: dir, Objects: objs}, legacy: legacy}
 	for i, o := range objs {
 		t := &stask{obj: o, tag: tags[i], job: job, index: i, attached: true, done: make(chan struct{})}
 		job.tasks = append(job.tasks, t)

@@ -53,9 +53,40 @@ type clusterChem struct {
 	memo  *chem.AttachMemo
 	nodes []nodeTemplate // by label, made on first use
 
-	mu     sync.Mutex
-	can    map[string]bool
-	parses map[string]bool // roundTrips' answers by SMILES
+	can    answers // canAssemble's answers by centre, neighbours and leaf flags
+	parses answers // roundTrips' answers by SMILES
+}
+
+// answers remembers yes-or-no answers by key for concurrent use, and
+// forgets them all once it holds chem.MaxAttachMemo.
+type answers struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// get returns the answer for key and whether there is one.
+func (a *answers) get(key string) (ok, found bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok, found = a.m[key]
+	return ok, found
+}
+
+// put remembers the answer for key.
+func (a *answers) put(key string, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil || len(a.m) >= chem.MaxAttachMemo {
+		a.m = map[string]bool{}
+	}
+	a.m[key] = ok
+}
+
+// reset forgets every answer.
+func (a *answers) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.m = nil
 }
 
 var clusterChems struct {
@@ -71,7 +102,7 @@ func chemistryOf(v Vocab) (*clusterChem, error) {
 	if c, ok := clusterChems.byVocab[key]; ok {
 		return c, nil
 	}
-	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), can: map[string]bool{}, parses: map[string]bool{}, memo: chem.NewAttachMemo(),
+	c := &clusterChem{vocab: v, slots: make([][]jtvae.Slot, len(v)), memo: chem.NewAttachMemo(),
 		nodes: make([]nodeTemplate, len(v))}
 	var err error
 	if c.aroma, err = chem.VocabAroma(v); err != nil {
@@ -135,10 +166,7 @@ func (c *clusterChem) node(label int64, id int) (*chem.Node, error) {
 // ID, enumerated in assembly order; true when a candidate exists.
 func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int64, leaf []bool) (bool, error) {
 	key := fmt.Sprint(center, nbrs, leaf)
-	c.mu.Lock()
-	ok, found := c.can[key]
-	c.mu.Unlock()
-	if found {
+	if ok, found := c.can.get(key); found {
 		return ok, nil
 	}
 	ctr, err := c.node(center, 1)
@@ -167,10 +195,8 @@ func (c *clusterChem) canAssemble(ctx context.Context, center int64, nbrs []int6
 	if err != nil {
 		return false, err
 	}
-	ok = len(cands) > 0
-	c.mu.Lock()
-	c.can[key] = ok
-	c.mu.Unlock()
+	ok := len(cands) > 0
+	c.can.put(key, ok)
 	return ok, nil
 }
 
@@ -562,21 +588,14 @@ func (c *clusterChem) roundTrips(m *chem.Mol) bool {
 	if err != nil {
 		return false
 	}
-	c.mu.Lock()
-	ok, seen := c.parses[s]
-	c.mu.Unlock()
-	if seen {
+	if ok, seen := c.parses.get(s); seen {
 		return ok
 	}
 	p, err := chem.Smiles(s)
-	if ok = err == nil; ok {
+	ok := err == nil
+	if ok {
 		p.Close()
 	}
-	c.mu.Lock()
-	if len(c.parses) >= chem.MaxAttachMemo {
-		clear(c.parses)
-	}
-	c.parses[s] = ok
-	c.mu.Unlock()
+	c.parses.put(s, ok)
 	return ok
 }

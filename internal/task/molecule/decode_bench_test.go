@@ -5,11 +5,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -48,11 +47,11 @@ func BenchmarkDecodePrior(b *testing.B) {
 	oneByOne := os.Getenv("TLBO_DECODE_ONE") == "1"
 	var stats DecodeStats
 	invalid, requests, hits, smilesHits := 0, 0, 0, 0
-	cpu0 := processCPU(b)
+	cpu0 := rusage.CPUSeconds()
 	profiled(b, os.Getenv("TLBO_DECODE_TORCH_PROFILE"), func() {
 		for b.Loop() {
-			clear(d.chem.can)
-			clear(d.chem.parses)
+			d.chem.can.reset()
+			d.chem.parses.reset()
 			d.chem.memo.Reset()
 			d.Stats = DecodeStats{}
 			smiles, err := benchDecode(d, z, oneByOne)
@@ -70,7 +69,7 @@ func BenchmarkDecodePrior(b *testing.B) {
 		}
 	})
 	n := float64(b.N)
-	b.ReportMetric((processCPU(b)-cpu0).Seconds()/n, "cpu_s/op")
+	b.ReportMetric((rusage.CPUSeconds()-cpu0)/n, "cpu_s/op")
 	b.ReportMetric(stats.Tree.Seconds()/n, "tree_s/op")
 	b.ReportMetric(stats.Assembly.Seconds()/n, "assembly_s/op")
 	b.ReportMetric(float64(invalid)/n, "invalid/op")
@@ -169,13 +168,4 @@ func profiled(b *testing.B, path string, fn func()) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// processCPU is the CPU time (user and system) of the process so far.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

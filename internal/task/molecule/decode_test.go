@@ -131,8 +131,8 @@ func TestDecoderTimeLimit(t *testing.T) {
 		t.Errorf("stats %+v", d.Stats)
 	}
 	// a fresh chemistry, so that no cached answer spares the work
-	d.chem = &clusterChem{vocab: d.chem.vocab, slots: d.chem.slots, aroma: d.chem.aroma, can: map[string]bool{},
-		parses: map[string]bool{}, nodes: make([]nodeTemplate, len(d.chem.vocab))}
+	d.chem = &clusterChem{vocab: d.chem.vocab, slots: d.chem.slots, aroma: d.chem.aroma,
+		nodes: make([]nodeTemplate, len(d.chem.vocab))}
 	d.TimeLimit = time.Nanosecond
 	smiles, errs, err := d.Decode(z)
 	if err != nil {
