@@ -2,10 +2,13 @@ package models
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -74,6 +77,10 @@ type TrainingState struct {
 	// that resumed it (nil: not counted, as in checkpoints written before it
 	// was kept).
 	Cost *Cost `json:"cost,omitempty"`
+	// FreshOptimizer lists the steps at which the training resumed without
+	// Adam's state (ResumeOptions.FreshOptimizer), so that the header says
+	// where its optimiser started again.
+	FreshOptimizer []int `json:"fresh_optimizer_at,omitempty"`
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
@@ -201,7 +208,8 @@ func prefixed(prefix string, sd []torch.Named) []torch.Named {
 }
 
 // ExactResume reports whether a training resumed from this state draws the
-// same mini-batches and noise as the uninterrupted one would have.
+// same mini-batches and noise as the uninterrupted one would have (whether
+// Adam's state is there is the resume's to find out).
 func (st TrainingState) ExactResume() bool { return len(st.Sampler) > 0 && st.SeedSteps }
 
 // State returns the trainer's resumable state (without tensors).
@@ -212,7 +220,7 @@ func (t *Trainer[E]) State() TrainingState {
 	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
 		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init,
-		Cost: t.costState()}
+		Cost: t.costState(), FreshOptimizer: t.freshOptimizer}
 }
 
 // costState returns the Cost to record, nil when it is not counted.
@@ -294,13 +302,27 @@ func (t *Trainer[E]) LoadWeights(path string) error {
 	return nil
 }
 
+// ErrNoOptimizerState is returned, wrapped, when a checkpoint to resume has
+// no Adam state beside it and ResumeOptions.FreshOptimizer is not set.
+var ErrNoOptimizerState = errors.New("optimiser state missing")
+
+// ResumeOptions are what a resumed training may do without.
+type ResumeOptions struct {
+	// FreshOptimizer lets a checkpoint whose Adam state (FILE.adam.pt) is
+	// absent, e.g. one committed without it to save space, resume with new
+	// Adam moments; the counters, schedules, rate and sampler still come
+	// from the header, which records the step (TrainingState.FreshOptimizer).
+	// The training then no longer equals an uninterrupted one.
+	FreshOptimizer bool
+}
+
 // Resume restores what a trainer made with the checkpoint's options needs
 // beyond the network weights (loaded with the network): the target
 // predictor, Adam's state, the step and epoch counters, the label range, the
 // learning-rate schedules and, when the checkpoint has it, the sampler's
 // generator (else the sampler keeps the trainer's seeding). SeedSteps is the
 // caller's to set (pretraining does; the BO loop's retraining does not).
-func (t *Trainer[E]) Resume(path string, st TrainingState) error {
+func (t *Trainer[E]) Resume(path string, st TrainingState, opts ResumeOptions) error {
 	net, pred, err := LoadState(path)
 	if err != nil {
 		return err
@@ -312,13 +334,16 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 			return fmt.Errorf("checkpoint %s: target predictor: %w", path, err)
 		}
 	}
-	adam, err := torch.Load(AdamPath(path))
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
-	}
-	defer torch.CloseNamed(adam)
-	if err := t.adam.LoadStateDict(adam); err != nil {
-		return fmt.Errorf("checkpoint %s: optimiser state: %w", AdamPath(path), err)
+	t.freshOptimizer = slices.Clone(st.FreshOptimizer)
+	switch _, err := os.Stat(AdamPath(path)); {
+	case errors.Is(err, fs.ErrNotExist) && opts.FreshOptimizer:
+		t.freshOptimizer = append(t.freshOptimizer, st.Step)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("checkpoint %s: %w: %s is not there", path, ErrNoOptimizerState, AdamPath(path))
+	default:
+		if err := t.loadAdam(AdamPath(path)); err != nil {
+			return err
+		}
 	}
 	t.Step, t.Epoch, t.EpochStep = st.Step, st.Epoch, st.EpochStep
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
@@ -328,6 +353,19 @@ func (t *Trainer[E]) Resume(path string, st TrainingState) error {
 		if err := t.SetSamplerState(st.Sampler); err != nil {
 			return fmt.Errorf("checkpoint %s: %w", path, err)
 		}
+	}
+	return nil
+}
+
+// loadAdam restores Adam's state from file.
+func (t *Trainer[E]) loadAdam(file string) error {
+	adam, err := torch.Load(file)
+	if err != nil {
+		return fmt.Errorf("optimiser state %s: %w", file, err)
+	}
+	defer torch.CloseNamed(adam)
+	if err := t.adam.LoadStateDict(adam); err != nil {
+		return fmt.Errorf("optimiser state %s: %w", file, err)
 	}
 	return nil
 }

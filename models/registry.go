@@ -123,11 +123,11 @@ func LoadVAE[E any](path string, dev torch.Device, kinds ...string) (VAE[E], Hea
 
 // LoadTrainer reads a checkpoint written by a trainer and returns the network
 // with a trainer on dev that resumes it: same ELBO, schedules, seed and batch
-// size, Adam's state, step and epoch counters, label range and sampler state.
-// A checkpoint written before the sampler state was kept gets a sampler
-// seeded from the seed plus the epoch, as then (h.Training.ExactResume says
-// which).
-func LoadTrainer[E any](path string, dev torch.Device, kinds ...string) (VAE[E], *Trainer[E], error) {
+// size, Adam's state (opts says whether it may be missing), step and epoch
+// counters, label range and sampler state. A checkpoint written before the
+// sampler state was kept gets a sampler seeded from the seed plus the epoch,
+// as then (h.Training.ExactResume says which).
+func LoadTrainer[E any](path string, dev torch.Device, opts ResumeOptions, kinds ...string) (VAE[E], *Trainer[E], error) {
 	v, h, err := LoadVAE[E](path, dev, kinds...)
 	if err != nil {
 		return nil, nil, err
@@ -143,7 +143,7 @@ func LoadTrainer[E any](path string, dev torch.Device, kinds ...string) (VAE[E],
 		if len(st.Sampler) == 0 {
 			tr.seedSampler(st.Seed + uint64(st.Epoch))
 		}
-		err = tr.Resume(path, st)
+		err = tr.Resume(path, st, opts)
 	}
 	if err != nil {
 		v.Close()

@@ -146,13 +146,15 @@ type Trainer[E any] struct {
 	SeedSteps bool
 	// Init, when set, names the checkpoint the weights started from (a
 	// fine-tuning); checkpoints record it.
-	Init     *Origin
-	cost     *costClock // nil until StartCost
-	hasRange bool
-	adam     *optim.Adam
-	params   []*torch.Tensor
-	pcg      *rand.PCG
-	rng      *rand.Rand
+	Init *Origin
+	cost *costClock // nil until StartCost
+	// freshOptimizer: the steps at which a resume started Adam afresh.
+	freshOptimizer []int
+	hasRange       bool
+	adam           *optim.Adam
+	params         []*torch.Tensor
+	pcg            *rand.PCG
+	rng            *rand.Rand
 }
 
 // StepDecay multiplies the learning rate by Factor every Every optimiser

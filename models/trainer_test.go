@@ -2,8 +2,10 @@ package models
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,7 +174,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if err := fresh.VAE.LoadStateDict(net); err != nil {
 		t.Fatal(err)
 	}
-	if err := fresh.Resume(path, *h.Training); err != nil {
+	if err := fresh.Resume(path, *h.Training, ResumeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if fresh.Step != tr.Step || fresh.Epoch != 1 || fresh.LabelMax != tr.LabelMax {
@@ -193,6 +195,62 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		if !slices.Equal(fixture.Float64s(t, a[i].Tensor), fixture.Float64s(t, b[i].Tensor)) {
 			t.Fatalf("%s differs after a resumed step", a[i].Name)
 		}
+	}
+}
+
+// TestResumeFreshOptimizer: a checkpoint without its Adam state is refused
+// (ErrNoOptimizerState) unless ResumeOptions.FreshOptimizer, which resumes
+// the counters with new Adam moments, and the header then records the step
+// at which Adam started again, also across a later resume.
+func TestResumeFreshOptimizer(t *testing.T) {
+	tr := toyTrainer(t, "lbo")
+	if _, err := tr.TrainEpoch(toyData(100), nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "toy.pt")
+	if err := tr.Save(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(AdamPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadHeader(path, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := toyTrainer(t, "lbo")
+	err = refused.Resume(path, *h.Training, ResumeOptions{})
+	if !errors.Is(err, ErrNoOptimizerState) || !strings.Contains(err.Error(), AdamPath(path)) {
+		t.Fatalf("resume without the optimiser state: %v, want ErrNoOptimizerState naming %s", err, AdamPath(path))
+	}
+	fresh := toyTrainer(t, "lbo")
+	if err := fresh.Resume(path, *h.Training, ResumeOptions{FreshOptimizer: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Step != tr.Step || fresh.Epoch != 1 {
+		t.Errorf("resumed at step %d epoch %d, want %d 1", fresh.Step, fresh.Epoch, tr.Step)
+	}
+	if _, err := fresh.TrainEpoch(toyData(100), nil); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again.pt")
+	if err := fresh.Save(again, nil); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := ReadHeader(again, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h2.Training.FreshOptimizer, []int{tr.Step}) {
+		t.Errorf("header records a fresh optimiser at %v, want [%d]", h2.Training.FreshOptimizer, tr.Step)
+	}
+	// The optimiser state is there now: an exact resume keeps the record.
+	exact := toyTrainer(t, "lbo")
+	if err := exact.Resume(again, *h2.Training, ResumeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := exact.State().FreshOptimizer; !slices.Equal(got, h2.Training.FreshOptimizer) {
+		t.Errorf("after an exact resume the record is %v, want %v", got, h2.Training.FreshOptimizer)
 	}
 }
 
@@ -362,7 +420,7 @@ func TestEpochResumedWithin(t *testing.T) {
 		t.Fatalf("checkpoint within the epoch: %+v", *h.Training)
 	}
 	fresh := toyTrainer(t, "lbo")
-	if err := fresh.Resume(path, *h.Training); err != nil {
+	if err := fresh.Resume(path, *h.Training, ResumeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var seen []int

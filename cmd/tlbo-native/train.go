@@ -88,6 +88,9 @@ func trainFlags(t task.Task) []cli.Flag {
 			"weights and, for molecules, vocabulary; the optimiser, schedules and counters start afresh, and the new checkpoint's header " +
 			"names it with its digest), e.g. the soft-triplet JT-VAE fine-tuned from the plain one"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the training saved in --out (an existing --out is refused without --resume or --force)"},
+		&cli.BoolFlag{Name: "fresh-optimizer", Usage: "with --resume: continue a saved training whose optimiser state (FILE.last.adam.pt) " +
+			"is missing, e.g. a checkpoint committed without it, with new Adam moments; counters, schedules, rate and sampler come from " +
+			"its header, which records the step"},
 		&cli.BoolFlag{Name: "force", Usage: "overwrite the checkpoint at --out (its .pt, .json, .adam.pt and .last.* files are removed first)"},
 		&cli.IntFlag{Name: "checkpoint-every", Usage: "also save the latest state every N steps within an epoch (0: after each epoch only)"},
 	)
@@ -121,7 +124,7 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 			GradClip: floatOr(c, "grad-clip", d.GradClip), Device: dev, Seed: c.Uint64("seed")},
 		K: k, Epochs: intOr(c, "epochs", d.Epochs), ValFraction: c.Float64("val-fraction"),
 		LabelledFraction: c.Float64("labelled-fraction"), Latent: c.Int("latent"), Out: c.String("out"), Resume: c.Bool("resume"),
-		CheckpointEvery: c.Int("checkpoint-every"), Init: c.String("init"),
+		FreshOptimizer: c.Bool("fresh-optimizer"), CheckpointEvery: c.Int("checkpoint-every"), Init: c.String("init"),
 		Report: task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
 	req.Force, req.Augment = c.Bool("force"), d.PretrainAugment

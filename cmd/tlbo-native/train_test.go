@@ -151,3 +151,49 @@ func TestTrainInit(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainFreshOptimizer: a saved training whose optimiser state is gone
+// (a checkpoint committed without it) is refused by --resume with a hint,
+// continues with --resume --fresh-optimizer from its step, and records the
+// step in its header; --fresh-optimizer alone is refused.
+func TestTrainFreshOptimizer(t *testing.T) {
+	data, dir := tinyExpressionData(t), t.TempDir()
+	out := filepath.Join(dir, "vae.pt")
+	common := []string{"train", "--task", "expression", "--data-dir", data, "--batch-size", "64", "--prior-samples", "0",
+		"--decode-attempts", "1", "--out", out}
+	if err := runCLI(append(common, "--epochs", "1")...); err != nil {
+		t.Fatal(err)
+	}
+	last := task.LastPath(out)
+	before, err := models.ReadHeader(last, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(models.AdamPath(last)); err != nil {
+		t.Fatal(err)
+	}
+	err = runCLI(append(common, "--epochs", "2", "--resume")...)
+	if err == nil || !strings.Contains(err.Error(), models.AdamPath(last)) || !strings.Contains(err.Error(), "--fresh-optimizer") {
+		t.Fatalf("--resume without the optimiser state: %v, want an error naming %s and --fresh-optimizer", err, models.AdamPath(last))
+	}
+	err = runCLI(append(common, "--epochs", "2", "--fresh-optimizer", "--force")...)
+	if err == nil || !strings.Contains(err.Error(), "--fresh-optimizer without --resume") {
+		t.Errorf("--fresh-optimizer without --resume: %v", err)
+	}
+	if err := runCLI(append(common, "--epochs", "2", "--resume", "--fresh-optimizer")...); err != nil {
+		t.Fatal(err)
+	}
+	h, err := models.ReadHeader(last, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Training.Epoch != 2 || h.Training.Step != 2*before.Training.Step {
+		t.Errorf("resumed training ended at epoch %d step %d, want 2 and %d", h.Training.Epoch, h.Training.Step, 2*before.Training.Step)
+	}
+	if got := h.Training.FreshOptimizer; len(got) != 1 || got[0] != before.Training.Step {
+		t.Errorf("header records a fresh optimiser at %v, want [%d]", got, before.Training.Step)
+	}
+	if _, err := os.Stat(models.AdamPath(last)); err != nil {
+		t.Errorf("the resumed training saved no optimiser state: %v", err)
+	}
+}

@@ -29,6 +29,11 @@
 # one epoch, batch 32, Adam 1e-3, KL weight 1e-3, clip 20, beta_metric 1,
 # eta 0.1, rank weights k 1e-3 on penalised logP). Rerunning the same command
 # resumes (data and cache are reused, training continues from .last).
+# On a new machine, continue from the committed intermediate checkpoint:
+# copy pretrained/partial/molecule-lbo.last.{pt,json} into OUT and run the
+# same command; it has no Adam state (45 MB), so the training resumes its
+# step, schedules and sampler with new Adam moments (--fresh-optimizer,
+# recorded in the header as fresh_optimizer_at).
 # Env: TLBO_BIN (default bin/tlbo-native), TLBO_DATA (default ../shared/data),
 # THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2).
 set -euo pipefail
@@ -49,6 +54,7 @@ ckpt=$out/molecule-lbo.pt
 if ! grep -q '^checkpoint ' "$out/train.log" 2>/dev/null; then
   resume=()
   [ -f "${ckpt%.pt}.last.json" ] && resume=(--resume)
+  [ -f "${ckpt%.pt}.last.json" ] && ! [ -f "${ckpt%.pt}.last.adam.pt" ] && resume+=(--fresh-optimizer)
   "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$epochs" --batch-size 32 --hidden 450 --latent 56 \
     --lr 9e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
     --beta-init 0 --beta-final 1 --beta-step 0.002 --beta-every 2000 --beta-warmup 39999 \

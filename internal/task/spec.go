@@ -95,6 +95,9 @@ type TrainRequest struct {
 	// (which removes it, its latest-epoch files included, before training).
 	Out           string
 	Resume, Force bool
+	// FreshOptimizer, with Resume, continues a checkpoint whose Adam state
+	// is missing with new Adam moments (models.ResumeOptions).
+	FreshOptimizer bool
 	// Init, when set, is a checkpoint whose network (kind, configuration,
 	// weights; a molecule network's vocabulary) a new training starts from: a
 	// fine-tuning, with a new optimiser, schedules and counters. It excludes

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -105,6 +106,8 @@ func checkOutput(req TrainRequest) error {
 		return fmt.Errorf("--resume and --init: a resumed training continues from its own checkpoint at --out; --init starts a new one")
 	case req.Resume && req.Force:
 		return fmt.Errorf("--resume and --force: give one (continue the checkpoint, or overwrite it)")
+	case req.FreshOptimizer && !req.Resume:
+		return fmt.Errorf("--fresh-optimizer without --resume: it continues a saved training whose optimiser state is missing")
 	case req.Resume:
 		from := resumeFrom(req.Out)
 		if _, err := os.Stat(models.HeaderPath(from)); err != nil {
@@ -128,7 +131,10 @@ func checkOutput(req TrainRequest) error {
 func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
 	if req.Resume {
 		from := resumeFrom(req.Out)
-		net, tr, err := models.LoadTrainer[E](from, env.Device, d.s.Networks...)
+		net, tr, err := models.LoadTrainer[E](from, env.Device, models.ResumeOptions{FreshOptimizer: req.FreshOptimizer}, d.s.Networks...)
+		if errors.Is(err, models.ErrNoOptimizerState) {
+			return nil, nil, fmt.Errorf("resume: %w (--fresh-optimizer continues with new Adam moments)", err)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("resume: %w", err)
 		}
@@ -149,6 +155,10 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		}
 		if augment {
 			tr.Augment = d.s.Augment
+		}
+		if _, err := os.Stat(models.AdamPath(from)); req.FreshOptimizer && err != nil {
+			fmt.Fprintf(env.Stderr, "note: %s has no optimiser state: Adam starts afresh at step %d, so the training will not equal an uninterrupted one\n",
+				from, tr.Step)
 		}
 		if !h.Training.ExactResume() {
 			fmt.Fprintf(env.Stderr, "note: %s was written before checkpoints kept the sampler's and the noise's random state: "+

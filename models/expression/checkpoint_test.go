@@ -55,7 +55,7 @@ func TestCheckpoint(t *testing.T) {
 	}
 	fixture.CloseScaled(t, "means after reload", got, want, 0)
 
-	resumed, rt, err := models.LoadTrainer[models.Dense](path, torch.CPU, NetworkKind)
+	resumed, rt, err := models.LoadTrainer[models.Dense](path, torch.CPU, models.ResumeOptions{}, NetworkKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCheckpoint(t *testing.T) {
 	if err := models.SaveNetwork(alone, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := models.LoadTrainer[models.Dense](alone, torch.CPU, NetworkKind); err == nil || !strings.Contains(err.Error(), "training") {
+	if _, _, err := models.LoadTrainer[models.Dense](alone, torch.CPU, models.ResumeOptions{}, NetworkKind); err == nil || !strings.Contains(err.Error(), "training") {
 		t.Errorf("resuming a network-only checkpoint: %v", err)
 	}
 
