@@ -34,7 +34,8 @@ func analyzeCommand() *cli.Command {
 				description: "Encodes the task's labelled data with each --vae (encoder means; the task is that of the\n" +
 					"checkpoints' network unless --task says it), or reads --latents/--scores, and for each of --splits\n" +
 					"random splits fits an SGPR with --inducing inducing points on the training part and reports the\n" +
-					"mean predictive log-likelihood per held-out point (mean ± std over splits). Writes\n" +
+					"mean predictive log-likelihood per held-out point (mean ± std over splits), on the scores' scale and on the\n" +
+					"standardised scale the GP is fitted on (held-out scores standardised like the training part's). Writes\n" +
 					"OUT/gp_loglik.txt, .npz and .png.",
 				verb: task.VerbAnalyze, fromVAE: true, optional: true,
 				flags: func(t task.Task) []cli.Flag {
@@ -127,7 +128,8 @@ func gpLogLikAction(c *cli.Context, t task.Task) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
-		fmt.Printf("%s: loglik %.4f ± %.4f over %d splits (%d train / %d test points)\n", s.name, r.Mean, r.Std, len(r.LogLik), r.Train, r.Test)
+		fmt.Printf("%s: loglik %.4f ± %.4f on the scores' scale, %.4f ± %.4f standardised, over %d splits (%d train / %d test points)\n",
+			s.name, r.Mean, r.Std, r.StandardisedMean, r.StandardisedStd, len(r.LogLik), r.Train, r.Test)
 		results = append(results, r)
 	}
 	files, err := analysis.WriteGPLogLik(c.String("out"), analysis.Report{Names: names(sets), Notes: notes}, results)

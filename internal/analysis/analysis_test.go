@@ -72,6 +72,39 @@ func TestGPLogLikKnownNoise(t *testing.T) {
 	}
 }
 
+// TestGPLogLikScales: scaling the scores by c moves the log-likelihood on
+// the scores' scale by -log c and leaves the standardised one unchanged,
+// which is LogLik + log of the training part's standard deviation.
+func TestGPLogLikScales(t *testing.T) {
+	z, y := smooth(200, 0.1, 4)
+	const c = 7.5
+	scaled := make([]float64, len(y))
+	for i, v := range y {
+		scaled[i] = c * v
+	}
+	o := GPOptions{Inducing: 0, Seed: 2, Splits: 3}
+	a, err := GPLogLik(z, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := GPLogLik(z, scaled, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range a.LogLik {
+		if d := b.LogLik[s] - a.LogLik[s] + math.Log(c); math.Abs(d) > 1e-6 {
+			t.Errorf("split %d: log-likelihood %v scaled by %v against %v: moved by %v, want -log c = %v",
+				s, b.LogLik[s], c, a.LogLik[s], b.LogLik[s]-a.LogLik[s], -math.Log(c))
+		}
+		if d := b.Standardised[s] - a.Standardised[s]; math.Abs(d) > 1e-6 {
+			t.Errorf("split %d: standardised log-likelihood %v scaled, %v unscaled", s, b.Standardised[s], a.Standardised[s])
+		}
+	}
+	if math.Abs(b.StandardisedMean-a.StandardisedMean) > 1e-6 || math.Abs(b.Mean-a.Mean+math.Log(c)) > 1e-6 {
+		t.Errorf("means: standardised %v and %v, on the scores' scale %v and %v", a.StandardisedMean, b.StandardisedMean, a.Mean, b.Mean)
+	}
+}
+
 // TestDistancesSeparatedClusters: high scores in one tight cluster, low in
 // another far away: within-group distances are small, across-group ones
 // near the clusters' distance, and the histograms do not overlap.
@@ -170,7 +203,7 @@ func TestBadInput(t *testing.T) {
 		t.Error("two names for one result accepted")
 	}
 	if _, err := WriteGPLogLik(filepath.Join(t.TempDir(), "missing", "dir"), Report{Names: []string{"a"}},
-		[]GPResult{{LogLik: []float64{1}, RMSE: []float64{1}}}); err == nil || !strings.Contains(err.Error(), "missing") {
+		[]GPResult{{LogLik: []float64{1}, RMSE: []float64{1}, Standardised: []float64{1}}}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("write into a missing directory: %v, want an error naming it", err)
 	}
 }
@@ -219,6 +252,15 @@ func TestReports(t *testing.T) {
 	}
 	if got := byName["loglik"]; !reflect.DeepEqual(got.Shape, []int{2, 3}) || got.Data.([]float64)[4] != g.LogLik[1] {
 		t.Errorf("loglik array %+v, want 2 x 3 with the splits' values", got)
+	}
+	if got := byName["standardised_loglik"]; !reflect.DeepEqual(got.Shape, []int{2, 3}) || got.Data.([]float64)[5] != g.Standardised[2] {
+		t.Errorf("standardised_loglik array %+v, want 2 x 3 with the splits' values", got)
+	}
+	if got := byName["standardised_mean"]; got.Data.([]float64)[1] != g.StandardisedMean {
+		t.Errorf("standardised_mean %+v, want %v", got, g.StandardisedMean)
+	}
+	if !strings.Contains(string(txt), "standardised mean") {
+		t.Errorf("gp_loglik.txt has no standardised column:\n%s", txt)
 	}
 	if got := byName["names"].Data.([]string); !reflect.DeepEqual(got, rep.Names) {
 		t.Errorf("names %v", got)

@@ -53,6 +53,13 @@ type GPResult struct {
 	// Mean and Std summarise LogLik over the splits (Std is the population
 	// standard deviation, numpy's default).
 	Mean, Std float64
+	// Standardised is LogLik on the scale the GP is fitted on: held-out
+	// scores standardised with the training part's mean and standard
+	// deviation s, i.e. LogLik + log s per split (Table 1's scale is not
+	// stated in the paper, so both are reported); StandardisedMean and
+	// StandardisedStd summarise it.
+	Standardised                      []float64
+	StandardisedMean, StandardisedStd float64
 }
 
 // GPLogLik runs the Table 1 protocol: for each of o.Splits random splits,
@@ -89,12 +96,14 @@ func GPLogLik(z *mat.Dense, y []float64, o GPOptions) (GPResult, error) {
 			return res, fmt.Errorf("analysis: split %d: %w", s+1, err)
 		}
 		res.LogLik = append(res.LogLik, ll)
+		res.Standardised = append(res.Standardised, ll+math.Log(reg.Targets.Std))
 		res.RMSE = append(res.RMSE, rmse)
 		if o.Progress != nil {
 			o.Progress(s+1, ll, rmse)
 		}
 	}
 	res.Mean, res.Std = stat.PopMeanStdDev(res.LogLik, nil)
+	res.StandardisedMean, res.StandardisedStd = stat.PopMeanStdDev(res.Standardised, nil)
 	return res, nil
 }
 

@@ -36,7 +36,8 @@ type Report struct {
 }
 
 // WriteGPLogLik writes dir/gp_loglik.txt (the table), .npz (names,
-// mean, std, loglik and rmse per split, points, dim) and .png (each VAE's
+// mean, std, loglik and rmse per split, the standardised_ mean, std and
+// loglik, points, dim) and .png (each VAE's
 // per-split values and mean ± std) for results[i] of rep.Names[i], and
 // returns the paths.
 func WriteGPLogLik(dir string, rep Report, results []GPResult) ([]string, error) {
@@ -47,27 +48,32 @@ func WriteGPLogLik(dir string, rep Report, results []GPResult) ([]string, error)
 	var b bytes.Buffer
 	writeNotes(&b, rep.Notes)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "vae\tpoints\tdim\ttrain/test\tloglik mean\tstd\tper split\trmse per split")
+	fmt.Fprintln(tw, "vae\tpoints\tdim\ttrain/test\tloglik mean\tstd\tstandardised mean\tstd\tper split\tstandardised per split\trmse per split")
 	for i, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%.4f\t%.4f\t%s\t%s\n", rep.Names[i], r.Points, r.Dim, r.Train, r.Test, r.Mean, r.Std,
-			join(r.LogLik, "%.4f"), join(r.RMSE, "%.4g"))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%s\t%s\n", rep.Names[i], r.Points, r.Dim, r.Train, r.Test,
+			r.Mean, r.Std, r.StandardisedMean, r.StandardisedStd, join(r.LogLik, "%.4f"), join(r.Standardised, "%.4f"), join(r.RMSE, "%.4g"))
 	}
 	tw.Flush()
 	k, s := len(results), len(results[0].LogLik)
 	mean, std := make([]float64, k), make([]float64, k)
-	ll, rmse := make([]float64, 0, k*s), make([]float64, 0, k*s)
+	smean, sstd := make([]float64, k), make([]float64, k)
+	ll, sll, rmse := make([]float64, 0, k*s), make([]float64, 0, k*s), make([]float64, 0, k*s)
 	points, dim := make([]int64, k), make([]int64, k)
 	for i, r := range results {
-		if len(r.LogLik) != s || len(r.RMSE) != s {
-			return nil, fmt.Errorf("analysis: result %d has %d splits, result 0 has %d", i, len(r.LogLik), s)
+		if len(r.LogLik) != s || len(r.RMSE) != s || len(r.Standardised) != s {
+			return nil, fmt.Errorf("analysis: result %d has %d splits (%d RMSE, %d standardised), result 0 has %d",
+				i, len(r.LogLik), len(r.RMSE), len(r.Standardised), s)
 		}
 		mean[i], std[i], points[i], dim[i] = r.Mean, r.Std, int64(r.Points), int64(r.Dim)
-		ll, rmse = append(ll, r.LogLik...), append(rmse, r.RMSE...)
+		smean[i], sstd[i] = r.StandardisedMean, r.StandardisedStd
+		ll, sll, rmse = append(ll, r.LogLik...), append(sll, r.Standardised...), append(rmse, r.RMSE...)
 	}
 	arrays := []numpy.Array{
 		{Name: "names", Shape: []int{k}, Data: append([]string(nil), rep.Names...)},
 		{Name: "mean", Shape: []int{k}, Data: mean}, {Name: "std", Shape: []int{k}, Data: std},
 		{Name: "loglik", Shape: []int{k, s}, Data: ll}, {Name: "rmse", Shape: []int{k, s}, Data: rmse},
+		{Name: "standardised_mean", Shape: []int{k}, Data: smean}, {Name: "standardised_std", Shape: []int{k}, Data: sstd},
+		{Name: "standardised_loglik", Shape: []int{k, s}, Data: sll},
 		{Name: "points", Shape: []int{k}, Data: points}, {Name: "dim", Shape: []int{k}, Data: dim},
 	}
 	p, err := gpPlot(rep.Names, results)
@@ -166,7 +172,7 @@ func writeAll(base string, text []byte, arrays []numpy.Array, png func(io.Writer
 func gpPlot(names []string, results []GPResult) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "GP predictive log-likelihood per held-out point"
-	p.Y.Label.Text = "mean log-likelihood (higher is better)"
+	p.Y.Label.Text = "mean log-likelihood on the scores' scale (higher is better)"
 	p.Add(plotter.NewGrid())
 	means := make(plotter.XYs, len(results))
 	errs := make(plotter.YErrors, len(results))
