@@ -31,7 +31,10 @@
 # finished; a larger BUDGET extends them) and analyses everything again.
 # Output: OUT_DIR/TASK/METHOD-seedS/ (runs, with .log), OUT_DIR/TASK/pmo-METHOD.txt
 # (analyze pmo), OUT_DIR/TASK/top10.png, and OUT_DIR/summary.txt (the mean
-# AUCs per task and method, and each method's top-10 AUC summed over tasks).
+# AUCs per task and method, and each method's top-10 AUC summed over tasks,
+# with the published AUC top-10 of five baselines beside them, from
+# docs/experiment/pmo-published.csv: PMO's leaderboard, at 10,000 calls, so
+# comparable only when BUDGET is 10000).
 set -euo pipefail
 usage="usage: pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]"
 vae=${1:?$usage}
@@ -85,6 +88,10 @@ done
 
 summary="$out/summary.txt"
 echo "PMO on the molecule task: budget $budget oracle calls ($initial initial), seeds ${seeds[*]}, $vae" >"$summary"
+published=$(dirname "$0")/pmo-published.csv
+baselines=(gp_bo jt_vae_bo selfies_vae_bo reinvent graph_ga)
+# published_auc10 TASK METHOD: the leaderboard's AUC top-10 (10,000 calls).
+published_auc10() { awk -F, -v t="$1" -v m="$2" '$1 == t && $2 == m {print $4}' "$published"; }
 declare -A total
 for task in "${tasks[@]}"; do
   dirs=()
@@ -104,10 +111,20 @@ for task in "${tasks[@]}"; do
     auc10=$(awk '{for (i = 1; i < NF; i++) if ($i == "auc_top10") print $(i + 1)}' <<<"$mean")
     total[$method]=$(awk -v a="${total[$method]:-0}" -v b="$auc10" 'BEGIN {printf "%.4f", a + b}')
   done
+  line="$task published auc_top10 at 10,000 calls:"
+  for b in "${baselines[@]}"; do
+    v=$(published_auc10 "$task" "$b")
+    line="$line $b ${v:-?}"
+    total[$b]=$(awk -v a="${total[$b]:-0}" -v b="${v:-0}" 'BEGIN {printf "%.4f", a + b}')
+  done
+  echo "$line" | tee -a "$summary"
   if [ ${#dirs[@]} -gt 0 ]; then
     "$bin" plot --metric top10 --title "$task, budget $budget" --out "$out/$task/top10.png" "${dirs[@]}" >/dev/null
   fi
 done
 for method in "${methods[@]}"; do
   [ -n "${total[$method]:-}" ] && echo "$method: auc_top10 summed over ${#tasks[@]} tasks ${total[$method]}" | tee -a "$summary"
+done
+for b in "${baselines[@]}"; do
+  echo "$b (published, 10,000 calls): auc_top10 summed over ${#tasks[@]} tasks ${total[$b]}" | tee -a "$summary"
 done
