@@ -22,7 +22,9 @@ run started from (results.npz's initial_best), which a query has to beat to impr
 Wall time per run is the sum of the journaled stage times (retraining, prior samples, encoding, GP
 fits, acquisition, decoding, evaluation), plus query bookkeeping in the authors' loop's journals,
 i.e. everything but start-up and data loading. In rounds of q > 1 the evaluations run concurrently,
-so their sum exceeds the time they took.
+so their sum exceeds the time they took. CPU time per run is the sum of the journal lines' cpu_s
+(the process's CPU time between lines, across resumes, with the evaluation programs it ran and
+waited for; a "–" says that some run's journal was written before cpu_s was kept).
 """
 import collections
 import glob
@@ -74,8 +76,12 @@ def run_summary(run):
     if not os.path.exists(journal):  # as collect.sh commits it
         journal += ".gz"
     t = collections.Counter()
+    cpu_lines = 0
     for line in (gzip.open(journal, "rt") if journal.endswith(".gz") else open(journal)):
         rec = json.loads(line)
+        if "cpu_s" in rec:  # the process's CPU time since its previous line
+            t["cpu"] += rec["cpu_s"]
+            cpu_lines += 1
         if "version" in rec:
             v = rec["version"]
             t["retrain"] += v["retrain_s"]
@@ -95,6 +101,7 @@ def run_summary(run):
             t["eval"] += rec["eval"].get("eval_s", 0)
             t["total_queries"] += rec["eval"].get("eval_s", 0)
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
+    t["has_cpu"] = 1 if cpu_lines else 0  # journals before cpu_s was kept have none
     counts = {"queries": len(scores), "distinct": len(curve), "known": sum(1 for k in known if k)}
     return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "start": start}
 
@@ -112,6 +119,13 @@ def score_cell(values):
     return f"{statistics.mean(values):.4f} ± {sd:.4f}"
 
 
+def cpu_cell(runs):
+    """Mean CPU seconds a run (the journals' cpu_s), "–" when a run's journal predates them."""
+    if not all(r["t"]["has_cpu"] for r in runs):
+        return "–"
+    return f"{statistics.mean(r['t']['cpu'] for r in runs):.0f}"
+
+
 def main(root):
     groups = collections.defaultdict(list)
     for d in sorted(glob.glob(os.path.join(root, "*-seed*"))):
@@ -121,8 +135,8 @@ def main(root):
         groups[method].append(run_summary(d))
     cols = " | ".join(f"best after {c}" for c in CHECKPOINTS)
     print(f"| method | runs | queries | distinct | repeats avoided | start | {cols} | best at end | wall s/run | "
-          "retrain | GP fit | acquisition | decode | encode | eval |")
-    print("|---|---|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|---|")
+          "CPU s/run | retrain | GP fit | acquisition | decode | encode | eval |")
+    print("|---|---|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|---|---|---|---|---|---|")
     for method, runs in groups.items():
         cells = [score_cell([r["at"].get(c) for r in runs]) for c in CHECKPOINTS]
         count = lambda k: mean_cell([r["counts"][k] for r in runs])
@@ -133,7 +147,7 @@ def main(root):
         share = lambda k: f"{100 * tot[k] / tot['wall']:.0f}%" if tot["wall"] else "–"
         print(f"| {method} | {len(runs)} | {count('queries')} | {count('distinct')} | {count('known')} | "
               f"{', '.join(starts)} | {' | '.join(cells)} | {score_cell([r['end'] for r in runs])} | "
-              f"{statistics.mean(r['t']['wall'] for r in runs):.0f} | {share('retrain')} | {share('gp_fit')} | "
+              f"{statistics.mean(r['t']['wall'] for r in runs):.0f} | {cpu_cell(runs)} | {share('retrain')} | {share('gp_fit')} | "
               f"{share('acq')} | {share('decode')} | {share('encode')} | {share('eval')} |")
     print()
     print(f"| run | queries | distinct | repeats avoided | {cols} | best at end |")

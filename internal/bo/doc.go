@@ -97,7 +97,9 @@
 // (seed, version) rather than drawn from a long-lived stream, so a run
 // killed at any moment continues with Resume exactly as if it had never
 // stopped. The GP state within a version is rebuilt by replaying its fits
-// on the journaled points, without evaluating anything again.
+// on the journaled points, without evaluating anything again. Each journal
+// line also carries the CPU seconds the process used since its previous
+// line (cpu_s), so that a run's CPU time across its resumes is the sum.
 //
 // The GP always maximises: scores of a task where lower is better are
 // negated into utilities before they reach the GP or the rank weights.

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"sync"
+
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 )
 
 // Query is the journal record of one evaluated query.
@@ -202,7 +204,7 @@ type Job struct {
 	Token string `json:"token,omitempty"`
 }
 
-// record is one journal line: exactly one field is set.
+// record is one journal line: exactly one of its records is set.
 type record struct {
 	Query   *Query   `json:"query,omitempty"`
 	Version *Version `json:"version,omitempty"`
@@ -210,6 +212,12 @@ type record struct {
 	Round   *Round   `json:"round,omitempty"`
 	Eval    *Eval    `json:"eval,omitempty"`
 	Job     *Job     `json:"job,omitempty"`
+	// CPU is the CPU time in seconds that the process used since its
+	// previous line (since the run started, for the first line it writes),
+	// evaluation programs it ran and waited for included: the journal's sum
+	// is the run's CPU time across resumes, but for what a kill cut off
+	// after the last line. Absent in journals written before it was kept.
+	CPU float64 `json:"cpu_s,omitempty"`
 }
 
 // journal appends records to a JSON-lines file, each flushed to disk before
@@ -218,11 +226,13 @@ type journal struct {
 	path string
 	f    *os.File
 	mu   sync.Mutex // a Submitter's jobs are journaled from its goroutines
+	cpu  float64    // the process's CPU seconds at the previous line
 }
 
 // openJournal opens path for appending, truncated to size bytes (dropping
-// a torn last line), creating it when missing.
-func openJournal(path string, size int64) (*journal, error) {
+// a torn last line), creating it when missing; cpu is the process's CPU
+// time (rusage.CPUSecondsWithChildren) when the run started.
+func openJournal(path string, size int64, cpu float64) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -235,18 +245,23 @@ func openJournal(path string, size int64) (*journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("seek journal %s: %w", path, err)
 	}
-	return &journal{path: path, f: f}, nil
+	return &journal{path: path, f: f, cpu: cpu}, nil
 }
 
-// append writes rec as one line and syncs the file.
+// append writes rec as one line, with the CPU time used since the
+// previous one, and syncs the file.
 func (j *journal) append(rec record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if now := rusage.CPUSecondsWithChildren(); !math.IsNaN(now) && !math.IsNaN(j.cpu) {
+		rec.CPU = math.Round(max(now-j.cpu, 0)*1e6) / 1e6 // getrusage counts microseconds
+		j.cpu = now
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: encode record: %w", j.path, err)
 	}
 	b = append(b, '\n')
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}

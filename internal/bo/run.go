@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models/weighting"
 )
 
@@ -118,6 +119,7 @@ type runner[O any] struct {
 	model Model[O]
 	opts  Options
 	sign  float64 // +1 when the task maximises, -1 when it minimises
+	cpu0  float64 // the process's CPU seconds when Run started (the journal's first cpu_s counts from it)
 
 	data Data[O]   // retraining data: labelled start plus valid queries
 	util []float64 // sign * score of data
@@ -188,7 +190,7 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 	}
 	cfg.Extra["maximize"] = strconv.FormatBool(task.Maximize())
 	cfg.Extra["data-sha256"] = dataDigest(task, data)
-	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1}
+	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1, cpu0: rusage.CPUSecondsWithChildren()}
 	if task.Maximize() {
 		r.sign = 1
 	}
@@ -309,7 +311,7 @@ func (r *runner[O]) open(data Data[O]) error {
 	if err := r.replay(recs); err != nil {
 		return fmt.Errorf("bo: resume %s: %w", dir, err)
 	}
-	j, err := openJournal(jPath, size)
+	j, err := openJournal(jPath, size, r.cpu0)
 	if err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}

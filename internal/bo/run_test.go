@@ -21,6 +21,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/bo/botest"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 )
 
 // toyConfig is a small, fast configuration for the toy problem: three
@@ -768,4 +769,42 @@ func invalid(qs []bo.Query) int {
 		}
 	}
 	return n
+}
+
+// TestJournalCPU checks the journal's cpu_s: every line has a non-negative
+// one and their sum is the process's CPU time between the run's start and
+// its last line, so at most what the process used around Run (to the
+// microsecond a line) and more than nothing for a run that fits GPs.
+func TestJournalCPU(t *testing.T) {
+	dir := t.TempDir()
+	before := rusage.CPUSecondsWithChildren()
+	if _, err := runToy(t, toyConfig(), dir, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	used := rusage.CPUSecondsWithChildren() - before
+	b, err := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, lines := 0.0, 0
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var rec struct {
+			CPU *float64 `json:"cpu_s"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatal(err)
+		}
+		lines++
+		if rec.CPU != nil && !(*rec.CPU >= 0) {
+			t.Errorf("line %d: cpu_s %v", lines, *rec.CPU)
+		}
+		if rec.CPU != nil {
+			sum += *rec.CPU
+		}
+	}
+	// Each line's cpu_s is rounded to the microsecond.
+	if !(sum > 0 && sum <= used+float64(lines)*1e-6) {
+		t.Errorf("journal's cpu_s sum to %.6f s over %d lines; the process used %.6f s around Run", sum, lines, used)
+	}
+	t.Logf("cpu_s: %.3f s over %d lines (%.3f s around Run)", sum, lines, used)
 }

@@ -19,6 +19,17 @@ func CPUSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
+// CPUSecondsWithChildren returns CPUSeconds plus the CPU time of the
+// process's children that have ended and been waited for (programs it ran),
+// NaN when the system does not say.
+func CPUSecondsWithChildren() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return math.NaN()
+	}
+	return CPUSeconds() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds()
+}
+
 // PeakRSSMB returns the process's peak resident set size in MiB (Linux
 // reports ru_maxrss in KiB).
 func PeakRSSMB() float64 {
