@@ -76,12 +76,11 @@ def run_summary(run):
     if not os.path.exists(journal):  # as collect.sh commits it
         journal += ".gz"
     t = collections.Counter()
-    cpu_lines = 0
+    cpu = None  # stays None for journals written before cpu_s was kept
     for line in (gzip.open(journal, "rt") if journal.endswith(".gz") else open(journal)):
         rec = json.loads(line)
         if "cpu_s" in rec:  # the process's CPU time since its previous line
-            t["cpu"] += rec["cpu_s"]
-            cpu_lines += 1
+            cpu = (cpu or 0) + rec["cpu_s"]
         if "version" in rec:
             v = rec["version"]
             t["retrain"] += v["retrain_s"]
@@ -101,9 +100,8 @@ def run_summary(run):
             t["eval"] += rec["eval"].get("eval_s", 0)
             t["total_queries"] += rec["eval"].get("eval_s", 0)
     t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
-    t["has_cpu"] = 1 if cpu_lines else 0  # journals before cpu_s was kept have none
     counts = {"queries": len(scores), "distinct": len(curve), "known": sum(1 for k in known if k)}
-    return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "start": start}
+    return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "cpu": cpu, "start": start}
 
 
 def mean_cell(values):
@@ -121,9 +119,9 @@ def score_cell(values):
 
 def cpu_cell(runs):
     """Mean CPU seconds a run (the journals' cpu_s), "–" when a run's journal predates them."""
-    if not all(r["t"]["has_cpu"] for r in runs):
+    if any(r["cpu"] is None for r in runs):
         return "–"
-    return f"{statistics.mean(r['t']['cpu'] for r in runs):.0f}"
+    return f"{statistics.mean(r['cpu'] for r in runs):.0f}"
 
 
 def main(root):

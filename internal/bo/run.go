@@ -119,7 +119,6 @@ type runner[O any] struct {
 	model Model[O]
 	opts  Options
 	sign  float64 // +1 when the task maximises, -1 when it minimises
-	cpu0  float64 // the process's CPU seconds when Run started (the journal's first cpu_s counts from it)
 
 	data Data[O]   // retraining data: labelled start plus valid queries
 	util []float64 // sign * score of data
@@ -190,7 +189,7 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 	}
 	cfg.Extra["maximize"] = strconv.FormatBool(task.Maximize())
 	cfg.Extra["data-sha256"] = dataDigest(task, data)
-	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1, cpu0: rusage.CPUSecondsWithChildren()}
+	r := &runner[O]{cfg: cfg, task: task, model: model, opts: opts, sign: -1, version: -1}
 	if task.Maximize() {
 		r.sign = 1
 	}
@@ -262,6 +261,7 @@ func (r *runner[O]) progress(stage string, q *Query) {
 // open prepares the run directory (new or resumed), selects the labelled
 // start and replays the journal into the runner's state.
 func (r *runner[O]) open(data Data[O]) error {
+	cpu0 := rusage.CPUSecondsWithChildren() // the journal's first cpu_s counts from here, the replay included
 	dir := r.opts.Dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("bo: run directory: %w", err)
@@ -311,7 +311,7 @@ func (r *runner[O]) open(data Data[O]) error {
 	if err := r.replay(recs); err != nil {
 		return fmt.Errorf("bo: resume %s: %w", dir, err)
 	}
-	j, err := openJournal(jPath, size, r.cpu0)
+	j, err := openJournal(jPath, size, cpu0)
 	if err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}

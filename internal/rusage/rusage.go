@@ -11,23 +11,23 @@ import (
 
 // CPUSeconds returns the user and system CPU time of the process so far
 // (NaN when the system does not say).
-func CPUSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
+func CPUSeconds() float64 { return cpuSeconds(syscall.RUSAGE_SELF) }
 
 // CPUSecondsWithChildren returns CPUSeconds plus the CPU time of the
 // process's children that have ended and been waited for (programs it ran),
 // NaN when the system does not say.
 func CPUSecondsWithChildren() float64 {
+	return cpuSeconds(syscall.RUSAGE_SELF) + cpuSeconds(syscall.RUSAGE_CHILDREN)
+}
+
+// cpuSeconds returns the user and system CPU time that getrusage reports
+// for who (RUSAGE_SELF or RUSAGE_CHILDREN), NaN when it fails.
+func cpuSeconds(who int) float64 {
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+	if err := syscall.Getrusage(who, &ru); err != nil {
 		return math.NaN()
 	}
-	return CPUSeconds() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds()
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // PeakRSSMB returns the process's peak resident set size in MiB (Linux

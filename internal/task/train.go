@@ -156,7 +156,7 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		if augment {
 			tr.Augment = d.s.Augment
 		}
-		if _, err := os.Stat(models.AdamPath(from)); req.FreshOptimizer && err != nil {
+		if len(tr.State().FreshOptimizer) > len(h.Training.FreshOptimizer) { // Resume started Adam afresh
 			fmt.Fprintf(env.Stderr, "note: %s has no optimiser state: Adam starts afresh at step %d, so the training will not equal an uninterrupted one\n",
 				from, tr.Step)
 		}
