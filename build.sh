@@ -21,7 +21,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 TLBO_CACHE=${TLBO_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tlbo-native}
 
 APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates
-  librdkit-dev rdkit-data libboost-dev libcairo2-dev)
+  librdkit-dev rdkit-data libboost-dev libcairo2-dev libgoogle-perftools-dev)
 # What ./build.sh test adds: the one-node Slurm cluster of testdata/slurm/start.sh, which
 # internal/external's integration test submits job arrays to.
 TEST_APT_PACKAGES=(slurm-wlm munge)

@@ -24,6 +24,7 @@
 #if defined(__GLIBC__)
 #include <malloc.h>  // malloc_trim
 #endif
+#include <dlfcn.h>  // dlsym: tcmalloc's release, when the program links it
 
 struct tlbo_tensor_s {
   at::Tensor t;
@@ -316,7 +317,26 @@ void write_trace(const std::string &path, const prof::thread_event_lists &lists)
 }
 }  // namespace
 
+namespace {
+// tcmalloc_release hands tcmalloc's free pages back when the program links
+// tcmalloc (gperftools' C API, looked up so that this library needs none):
+// -1 without it, else 1 when it held free pages.
+int tcmalloc_release() {
+  using numeric_fn = int (*)(const char *, size_t *);
+  using release_fn = void (*)();
+  auto get = reinterpret_cast<numeric_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
+  auto release = reinterpret_cast<release_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory"));
+  if (get == nullptr || release == nullptr) return -1;
+  size_t free_bytes = 0;
+  get("tcmalloc.pageheap_free_bytes", &free_bytes);
+  release();
+  return free_bytes > 0 ? 1 : 0;
+}
+}  // namespace
+
 int tlbo_release_free_memory(void) {
+  int released = tcmalloc_release();
+  if (released >= 0) return released;
 #if defined(__GLIBC__)
   return malloc_trim(0);
 #else

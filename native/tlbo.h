@@ -77,8 +77,9 @@ int tlbo_cuda_synchronize(char **err);
 int tlbo_manual_seed(uint64_t seed, char **err);
 int tlbo_set_num_threads(int n, char **err);
 int tlbo_get_num_threads(void);
-/* Returns the free pages of every malloc arena to the system (glibc's malloc_trim);
- * 1 when memory was released, 0 when none was or the C library has no such call. */
+/* Returns the allocator's free pages to the system: tcmalloc's when the program links it
+ * (MallocExtension_ReleaseFreeMemory), else those of every glibc malloc arena (malloc_trim);
+ * 1 when memory was released, 0 when none was or the allocator has no such call. */
 int tlbo_release_free_memory(void);
 /* libtorch's operator profiler on the calling thread; stop writes a Chrome trace to path. */
 int tlbo_profile_start(const char *path, char **err);

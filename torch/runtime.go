@@ -53,13 +53,16 @@ func SetNumThreads(n int) error {
 func NumThreads() int { return int(C.tlbo_get_num_threads()) }
 
 // ReleaseFreeMemory hands the native heap's free pages back to the system
-// and reports whether there were any (glibc's malloc_trim; false elsewhere).
+// and reports whether there were any: tcmalloc's when the program links it
+// (internal/malloc), else glibc's (malloc_trim); false elsewhere.
 //
 // glibc keeps what native libraries free in per-thread arenas, and cgo
 // calls run on whichever OS thread the goroutine is on, so a long program
 // that alternates large phases gathers a freed copy of a phase's working
 // set in each arena it passed through. Call it after such a phase to keep
-// the resident size near the live size (OnOneThread does).
+// the resident size near the live size (OnOneThread does). tcmalloc keeps
+// one page heap for all threads, so there it only returns what a phase
+// freed sooner than tcmalloc's own gradual release would.
 func ReleaseFreeMemory() bool { return C.tlbo_release_free_memory() != 0 }
 
 // OnOneThread runs fn, a phase of many native calls (training steps, an

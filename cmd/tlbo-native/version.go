@@ -6,13 +6,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/malloc"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
-		Usage: "print the Go and libtorch versions, CUDA support and threads",
+		Usage: "print the Go and libtorch versions, CUDA support, threads and the C allocator",
 		Action: func(c *cli.Context) error {
 			tv, err := torch.Version()
 			if err != nil {
@@ -24,6 +25,7 @@ func versionCommand() *cli.Command {
 			fmt.Printf("cuda_available %t\n", torch.CUDAAvailable())
 			fmt.Printf("cuda_devices %d\n", torch.CUDADeviceCount())
 			fmt.Printf("threads %d\n", torch.NumThreads())
+			fmt.Printf("malloc %s\n", malloc.Allocator())
 			return nil
 		},
 	}

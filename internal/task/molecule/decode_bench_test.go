@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	// The allocator of cmd/tlbo-native, so that the benchmark times what
+	// the program runs.
+	_ "github.com/tlbo-native/tlbo-native/internal/malloc"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -26,7 +29,8 @@ import (
 // (torch.Profile, one worker) and logs the costliest by self time.
 // $TLBO_DECODE_ONE=1 decodes the points one per call, as a BO run's
 // proposals (the caches then persist from call to call within an
-// iteration).
+// iteration). The C allocator is tcmalloc, as in cmd/tlbo-native
+// (internal/malloc).
 func BenchmarkDecodePrior(b *testing.B) {
 	if err := torch.SetNumThreads(1); err != nil {
 		b.Fatal(err)
