@@ -66,8 +66,9 @@ func NumThreads() int { return int(C.tlbo_get_num_threads()) }
 func ReleaseFreeMemory() bool { return C.tlbo_release_free_memory() != 0 }
 
 // OnOneThread runs fn, a phase of many native calls (training steps, an
-// encoding pass), on one locked OS thread, so that glibc serves it from one
-// malloc arena, then hands the memory it freed back (ReleaseFreeMemory).
+// encoding pass), on one locked OS thread, so that glibc, where it is the
+// allocator, serves it from one malloc arena, then hands the memory it freed
+// back (ReleaseFreeMemory).
 func OnOneThread(fn func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

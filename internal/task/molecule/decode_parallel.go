@@ -28,7 +28,8 @@ import (
 // read-only but for its caches of answers (can_assemble, round trips, the
 // attachment memo) under mutexes, and its cluster templates, each copied
 // under its own mutex. Each worker runs on one locked OS thread, so that
-// glibc serves its native allocations from one malloc arena (as
+// glibc, where it is the allocator (a build with the tag notcmalloc: see
+// internal/malloc), serves its native allocations from one malloc arena (as
 // torch.OnOneThread). A molecule depends on its own row only: greedy
 // decoding has no state across rows (the caches hold what RDKit answers,
 // whoever asked first), and a sampled one draws row i from its own stream
