@@ -324,8 +324,9 @@ namespace {
 int tcmalloc_release() {
   using numeric_fn = int (*)(const char *, size_t *);
   using release_fn = void (*)();
-  auto get = reinterpret_cast<numeric_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
-  auto release = reinterpret_cast<release_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory"));
+  // Looked up once: the program's link does not change.
+  static const auto get = reinterpret_cast<numeric_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
+  static const auto release = reinterpret_cast<release_fn>(dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory"));
   if (get == nullptr || release == nullptr) return -1;
   size_t free_bytes = 0;
   get("tcmalloc.pageheap_free_bytes", &free_bytes);

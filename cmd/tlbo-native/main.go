@@ -15,8 +15,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	// tcmalloc for RDKit's and libtorch's allocations (see its doc).
-	_ "github.com/tlbo-native/tlbo-native/internal/malloc"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 

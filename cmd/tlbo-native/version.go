@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	// Also what links tcmalloc into the program (TestAllocator checks it).
 	"github.com/tlbo-native/tlbo-native/internal/malloc"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
