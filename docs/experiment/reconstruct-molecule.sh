@@ -3,7 +3,7 @@
 # saw:
 #   - greedy reconstruction (the authors' measure: decode_deterministic of the
 #     encoder means): N molecules drawn with SEED from ZINC's JT-VAE test split
-#     (jtvae_test.txt), encoded (`encode --skip-invalid`), decoded greedily,
+#     (jtvae_test.txt; SPLIT below), encoded (`encode --skip-invalid`), decoded greedily,
 #     compared as RDKit canonical SMILES without stereochemistry (as the
 #     training report compares). Reported twice: among the molecules the
 #     network can take, and among all N (a molecule RDKit cannot kekulize, or
@@ -14,6 +14,8 @@
 #   docs/experiment/reconstruct-molecule.sh VAE.pt [N] [SEED]
 #
 # Environment: BIN (default bin/tlbo-native), DATA (default ../shared/data),
+# SPLIT (default test: ZINC's jtvae_test.txt; valid reads jtvae_valid.txt, for
+# choices about the training, so that the test split stays unseen by them).
 # Decoding runs on all CPUs.
 set -eu
 vae=${1:?usage: reconstruct-molecule.sh VAE.pt [N] [SEED]}
@@ -21,10 +23,12 @@ n=${2:-1000}
 seed=${3:-0}
 bin=${BIN:-bin/tlbo-native}
 data=${DATA:-../shared/data}
+split=${SPLIT:-test}
+case $split in test | valid) ;; *) echo "reconstruct-molecule.sh: SPLIT=$split: want test or valid" >&2; exit 2 ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-/usr/bin/python3 - "$data/zinc/jtvae_test.txt" "$n" "$seed" "$tmp/in.smi" <<'PY'
+/usr/bin/python3 - "$data/zinc/jtvae_$split.txt" "$n" "$seed" "$tmp/in.smi" <<'PY'
 import random, sys
 lines = [l.split()[0] for l in open(sys.argv[1]) if l.strip()]
 n, seed = int(sys.argv[2]), int(sys.argv[3])
@@ -44,7 +48,7 @@ np.save(sys.argv[4], np.random.default_rng(int(sys.argv[5])).standard_normal(z.s
 PY
 "$bin" decode --vae "$vae" --in "$tmp/zok.npy" --out "$tmp/rec.smi" --greedy 2>"$tmp/err" >/dev/null || fail
 "$bin" decode --vae "$vae" --in "$tmp/prior.npy" --out "$tmp/prior.smi" --greedy 2>"$tmp/err" >/dev/null || fail
-/usr/bin/python3 - "$tmp/in.smi" "$tmp/rows.txt" "$tmp/rec.smi" "$tmp/prior.smi" "$vae" "$n" "$seed" <<'PY'
+/usr/bin/python3 - "$tmp/in.smi" "$tmp/rows.txt" "$tmp/rec.smi" "$tmp/prior.smi" "$vae" "$n" "$seed" "$split" <<'PY'
 import sys
 from rdkit import Chem, RDLogger
 RDLogger.DisableLog("rdApp.*")
@@ -64,7 +68,7 @@ hits = sum(canon(inp[i]) == canon(r) for i, r in zip(rows, rec))
 valid = [canon(p) for p in prior]
 ok = [v for v in valid if v]
 n = len(inp)
-print(f"{sys.argv[5]}: {n} test molecules (seed {sys.argv[7]}), {len(rows)} encodable")
+print(f"{sys.argv[5]}: {n} {sys.argv[8]} molecules (seed {sys.argv[7]}), {len(rows)} encodable")
 print(f"reconstruction_greedy {hits / max(1, len(rows)):.4f} ({hits} of {len(rows)} encodable; "
       f"{hits / n:.4f} of all {n})")
 print(f"prior_validity {len(ok) / len(prior):.4f} ({len(ok)} of {len(prior)}), distinct {len(set(ok))}")
