@@ -42,14 +42,17 @@ type Header struct {
 
 // TrainingState is what a trainer needs, besides tensors, to resume.
 type TrainingState struct {
-	ELBO      ELBO         `json:"elbo"`
-	Beta      BetaSchedule `json:"beta"`
-	LR        float64      `json:"lr"`
-	BatchSize int          `json:"batch_size"`
-	GradClip  float64      `json:"grad_clip"`
-	Seed      uint64       `json:"seed"`
-	Step      int          `json:"step"`
-	Epoch     int          `json:"epoch"`
+	ELBO ELBO         `json:"elbo"`
+	Beta BetaSchedule `json:"beta"`
+	// LR is the current learning rate, LRInit the one the training started
+	// at (0: not recorded, in checkpoints written before it was kept).
+	LR        float64 `json:"lr"`
+	LRInit    float64 `json:"lr_init,omitempty"`
+	BatchSize int     `json:"batch_size"`
+	GradClip  float64 `json:"grad_clip"`
+	Seed      uint64  `json:"seed"`
+	Step      int     `json:"step"`
+	Epoch     int     `json:"epoch"`
 	// EpochStep counts the steps taken in the unfinished epoch Epoch+1 (a
 	// checkpoint written within an epoch); resuming takes only the rest.
 	EpochStep int `json:"epoch_step,omitempty"`
@@ -73,6 +76,8 @@ type TrainingState struct {
 	// Init names the checkpoint whose weights the training started from (a
 	// fine-tuning; nil: a new network).
 	Init *Origin `json:"init,omitempty"`
+	// Data is how the data set was split and weighted (nil: not recorded).
+	Data *DataSettings `json:"data,omitempty"`
 	// Cost is what the training has spent up to this state, over every run
 	// that resumed it (nil: not counted, as in checkpoints written before it
 	// was kept).
@@ -217,9 +222,9 @@ func (t *Trainer[E]) State() TrainingState {
 	o := t.Opts
 	sampler, _ := t.SamplerState() // a PCG always marshals
 	augment := t.Augment != nil
-	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, BatchSize: o.BatchSize, GradClip: o.GradClip,
+	return TrainingState{ELBO: o.ELBO, Beta: o.Beta, LR: t.adam.Opts.LR, LRInit: t.lrInit, BatchSize: o.BatchSize, GradClip: o.GradClip,
 		Seed: o.Seed, Step: t.Step, Epoch: t.Epoch, EpochStep: t.EpochStep, LabelMin: t.LabelMin, LabelMax: t.LabelMax, HasLabelRange: t.hasRange,
-		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init,
+		Plateau: t.Plateau, Decay: t.Decay, Sampler: sampler, SeedSteps: t.SeedSteps, Augment: &augment, Init: t.Init, Data: t.Data,
 		Cost: t.costState(), FreshOptimizer: t.freshOptimizer}
 }
 
@@ -347,7 +352,7 @@ func (t *Trainer[E]) Resume(path string, st TrainingState, opts ResumeOptions) e
 	}
 	t.Step, t.Epoch, t.EpochStep = st.Step, st.Epoch, st.EpochStep
 	t.LabelMin, t.LabelMax, t.hasRange = st.LabelMin, st.LabelMax, st.HasLabelRange
-	t.Plateau, t.Decay, t.Init = st.Plateau, st.Decay, st.Init
+	t.Plateau, t.Decay, t.Init, t.Data, t.lrInit = st.Plateau, st.Decay, st.Init, st.Data, st.LRInit
 	t.adam.SetLR(st.LR)
 	if len(st.Sampler) > 0 {
 		if err := t.SetSamplerState(st.Sampler); err != nil {

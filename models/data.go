@@ -1,10 +1,64 @@
 package models
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 )
+
+// DataSettings record how a training's caller made its Data from a data
+// set: the seed of its draws (e.g. a subset of the data set, the labelled
+// subset), the rank weights' k, the validation fraction (Data.Split) and the
+// share of training points that keep their label (KeepLabels). A
+// checkpoint keeps them so that a resumed training draws from the same
+// examples with the same weights.
+type DataSettings struct {
+	Seed uint64 `json:"seed"`
+	// K is the rank-weight k; +Inf means uniform weights.
+	K                RankK   `json:"k"`
+	ValFraction      float64 `json:"val_fraction"`
+	LabelledFraction float64 `json:"labelled_fraction"`
+}
+
+// RankK is a rank-weight k that JSON holds as a number, or "inf" for +Inf
+// (uniform weights), which JSON numbers cannot hold.
+type RankK float64
+
+// MarshalJSON writes k as a number, +Inf as "inf".
+func (k RankK) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(k), 1) {
+		return []byte(`"inf"`), nil
+	}
+	return json.Marshal(float64(k))
+}
+
+// UnmarshalJSON reads a number or "inf".
+func (k *RankK) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		if s != "inf" {
+			return fmt.Errorf("rank-weight k %q: want a number or \"inf\"", s)
+		}
+		*k = RankK(math.Inf(1))
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("rank-weight k %s: want a number or \"inf\"", b)
+	}
+	*k = RankK(f)
+	return nil
+}
+
+// String formats k as the --k flag takes it.
+func (k RankK) String() string {
+	if math.IsInf(float64(k), 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(float64(k), 'g', -1, 64)
+}
 
 // Data is a training or validation set in host memory: examples in the
 // network's own form (E), with optional labels and sampling weights.

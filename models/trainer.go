@@ -147,7 +147,14 @@ type Trainer[E any] struct {
 	// Init, when set, names the checkpoint the weights started from (a
 	// fine-tuning); checkpoints record it.
 	Init *Origin
+	// Data, when set, records how the caller split and weighted the data
+	// set; checkpoints keep it so that a resumed training uses the same
+	// examples.
+	Data *DataSettings
 	cost *costClock // nil until StartCost
+	// lrInit is the learning rate the training started at (0: unknown, a
+	// training resumed from a checkpoint that did not record it).
+	lrInit float64
 	// freshOptimizer: the steps at which a resume started Adam afresh.
 	freshOptimizer []int
 	hasRange       bool
@@ -186,7 +193,7 @@ func NewTrainer[E any](vae VAE[E], opts TrainOptions) (*Trainer[E], error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Trainer[E]{VAE: vae, Opts: opts}
+	t := &Trainer[E]{VAE: vae, Opts: opts, lrInit: opts.LR}
 	t.seedSampler(opts.Seed)
 	if err := vae.To(opts.Device); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)

@@ -144,6 +144,7 @@ func TestTrainerBadData(t *testing.T) {
 // network gets a clear error.
 func TestCheckpointRoundTrip(t *testing.T) {
 	tr := toyTrainer(t, "tp")
+	tr.Data = &DataSettings{K: RankK(math.Inf(1)), ValFraction: 0.01, LabelledFraction: 0.5}
 	if _, err := tr.TrainEpoch(toyData(100), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +181,11 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if fresh.Step != tr.Step || fresh.Epoch != 1 || fresh.LabelMax != tr.LabelMax {
 		t.Errorf("resumed at step %d epoch %d range %v, want %d 1 %v", fresh.Step, fresh.Epoch, fresh.LabelMax, tr.Step, tr.LabelMax)
 	}
+	// The data settings (k +Inf, which JSON numbers cannot hold) and the
+	// starting rate come back with the rest of the state.
+	if got := fresh.State(); got.Data == nil || *got.Data != *tr.Data || got.LRInit != tr.Opts.LR {
+		t.Errorf("resumed data settings %+v, starting rate %v; want %+v and %v", got.Data, got.LRInit, *tr.Data, tr.Opts.LR)
+	}
 	// The same batch and seed must now give the same step on both trainers.
 	d := toyData(32)
 	for _, x := range []*Trainer[Dense]{tr, fresh} {
@@ -194,6 +200,33 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	for i := range a {
 		if !slices.Equal(fixture.Float64s(t, a[i].Tensor), fixture.Float64s(t, b[i].Tensor)) {
 			t.Fatalf("%s differs after a resumed step", a[i].Name)
+		}
+	}
+}
+
+// TestRankKJSON: a rank-weight k is a JSON number, +Inf the string "inf";
+// anything else is refused with the value named.
+func TestRankKJSON(t *testing.T) {
+	for _, c := range []struct {
+		k    RankK
+		json string
+	}{{1e-3, `1e-3`}, {RankK(math.Inf(1)), `"inf"`}, {0.1, `0.1`}} {
+		b, err := json.Marshal(c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back RankK
+		if err := json.Unmarshal(b, &back); err != nil || back != c.k {
+			t.Errorf("k %v: JSON %s read back as %v (%v)", c.k, b, back, err)
+		}
+		if err := json.Unmarshal([]byte(c.json), &back); err != nil || back != c.k {
+			t.Errorf("JSON %s: %v (%v), want %v", c.json, back, err, c.k)
+		}
+	}
+	for _, bad := range []string{`"Infinity"`, `"-inf"`, `true`, `[1]`} {
+		var k RankK
+		if err := json.Unmarshal([]byte(bad), &k); err == nil || !strings.Contains(err.Error(), "rank-weight k") {
+			t.Errorf("JSON %s: %v, want an error naming the rank-weight k", bad, err)
 		}
 	}
 }

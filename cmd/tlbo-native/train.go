@@ -26,9 +26,11 @@ func trainCommand() *cli.Command {
 			"(network kind and configuration, ELBO, training state) and Adam's state FILE.adam.pt whenever the\n" +
 			"validation loss is the best so far, and the latest epoch to FILE.last.pt (+ .json, .adam.pt) after\n" +
 			"every epoch; --resume continues from it, exactly as an uninterrupted training on one thread (the\n" +
-			"checkpoints keep the sampler's random state). An existing checkpoint at --out is refused without\n" +
-			"--resume or --force, and the directory of --out is checked before any work. Flags left unset take\n" +
-			"the task's defaults (docs/design.md lists them and where they come from). Mini-batches are drawn\n" +
+			"checkpoints keep the sampler's random state), with the settings its header records: the ELBO,\n" +
+			"schedules, rate, batches, seed and data split; a flag that asks for another value is refused.\n" +
+			"An existing checkpoint at --out is refused without --resume or --force, and the directory of\n" +
+			"--out is checked before any work. Flags left unset take the task's defaults (docs/design.md\n" +
+			"lists them and where they come from). Mini-batches are drawn\n" +
 			"with replacement in proportion to rank weights with --k, validation examples likewise (as the\n" +
 			"authors' validation loader).",
 		verb:   task.VerbTrain,
@@ -127,7 +129,7 @@ func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequ
 		FreshOptimizer: c.Bool("fresh-optimizer"), CheckpointEvery: c.Int("checkpoint-every"), Init: c.String("init"),
 		Report: task.ReportOptions{Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}, PriorSamples: c.Int("prior-samples")},
 	}
-	req.Force, req.Augment = c.Bool("force"), d.PretrainAugment
+	req.Force, req.Augment, req.Given = c.Bool("force"), d.PretrainAugment, c.IsSet
 	if c.IsSet("augment") {
 		req.Augment = c.Bool("augment")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -195,5 +196,92 @@ func TestTrainFreshOptimizer(t *testing.T) {
 	}
 	if _, err := os.Stat(models.AdamPath(last)); err != nil {
 		t.Errorf("the resumed training saved no optimiser state: %v", err)
+	}
+}
+
+// TestTrainResumeKeepsSettings: --resume continues with the settings the
+// checkpoint records. Flags left out take the checkpoint's values (the data
+// split and weights too, which the task's defaults would change), the same
+// values are accepted, and a flag that asks for another value is refused,
+// naming it with both values, before any training.
+func TestTrainResumeKeepsSettings(t *testing.T) {
+	data, dir := tinyExpressionData(t), t.TempDir()
+	out := filepath.Join(dir, "vae.pt")
+	common := []string{"train", "--task", "expression", "--data-dir", data, "--prior-samples", "0", "--decode-attempts", "1", "--out", out}
+	first := []string{"--elbo", "t", "--k", "inf", "--val-fraction", "0.1", "--batch-size", "64", "--lr", "5e-4", "--seed", "2"}
+	if err := runCLI(append(append(common, "--epochs", "1"), first...)...); err != nil {
+		t.Fatal(err)
+	}
+	last := task.LastPath(out)
+	before, err := models.ReadHeader(last, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags []string
+		words []string
+	}{
+		{[]string{"--val-fraction", "0.2"}, []string{"--val-fraction 0.2 (the training's: 0.1)"}},
+		{[]string{"--k", "1e-3", "--lr", "1e-3"}, []string{"--k 0.001 (the training's: inf)", "--lr 0.001 (the training's: 0.0005)"}},
+		{[]string{"--elbo", "lbo"}, []string{"--elbo lbo (the training's: t)"}},
+		{[]string{"--lr-decay-every", "100", "--lr-decay", "0.5"}, []string{"--lr-decay-every 100 (the training's: 0)"}},
+	} {
+		err := runCLI(append(append(common, "--epochs", "2", "--resume"), c.flags...)...)
+		for _, w := range append(c.words, last, "--init") {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("resume with %v: %v, want an error saying %q", c.flags, err, w)
+			}
+		}
+	}
+	if h, err := models.ReadHeader(last, ""); err != nil || h.Training.Step != before.Training.Step {
+		t.Fatalf("a refused resume trained: step %d, was %d (%v)", h.Training.Step, before.Training.Step, err)
+	}
+	// The same values, then none: both continue the training as it started.
+	if err := runCLI(append(append(common, "--epochs", "2", "--resume"), first...)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCLI(append(common, "--epochs", "3", "--resume")...); err != nil {
+		t.Fatal(err)
+	}
+	h, err := models.ReadHeader(last, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, want := h.Training, models.DataSettings{Seed: 2, K: models.RankK(math.Inf(1)), ValFraction: 0.1, LabelledFraction: 1}
+	if st.Epoch != 3 || st.Step != 3*before.Training.Step {
+		t.Errorf("resumed training ended at epoch %d step %d, want 3 and %d", st.Epoch, st.Step, 3*before.Training.Step)
+	}
+	if st.Data == nil || *st.Data != want || st.ELBO.Name != "t" || st.BatchSize != 64 || st.LRInit != 5e-4 || st.Seed != 2 {
+		t.Errorf("after resuming without flags: data %+v, ELBO %q, batch %d, starting rate %v, seed %d; want %+v, t, 64, 0.0005, 2",
+			st.Data, st.ELBO.Name, st.BatchSize, st.LRInit, st.Seed, want)
+	}
+	// A checkpoint written before the header kept the data settings and the
+	// starting rate resumes with this run's, which it records from then on.
+	var raw map[string]any
+	b, err := os.ReadFile(models.HeaderPath(last))
+	if err == nil {
+		err = json.Unmarshal(b, &raw)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := raw["training"].(map[string]any)
+	delete(tr, "data")
+	delete(tr, "lr_init")
+	if b, err = json.Marshal(raw); err == nil {
+		err = os.WriteFile(models.HeaderPath(last), b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runCLI(append(common, "--epochs", "4", "--resume", "--val-fraction", "0.1", "--k", "inf", "--lr", "1")...); err != nil {
+		t.Fatal(err)
+	}
+	if h, err = models.ReadHeader(last, ""); err != nil {
+		t.Fatal(err)
+	}
+	want.Seed = 0 // this run's: --seed left out
+	if st := h.Training; st.Epoch != 4 || st.Data == nil || *st.Data != want || st.LRInit != 0 {
+		t.Errorf("legacy checkpoint resumed to epoch %d with data %+v, starting rate %v; want 4, %+v and 0 (unknown)", st.Epoch, st.Data, st.LRInit, want)
 	}
 }

@@ -68,7 +68,10 @@ type DecodeOptions struct {
 	Greedy bool
 }
 
-// TrainRequest configures pretraining.
+// TrainRequest configures pretraining. A resumed training keeps the
+// settings its checkpoint records (ELBO, schedules, rate, batches, seed,
+// data split and weights) and refuses a request that gives other ones
+// (Given).
 type TrainRequest struct {
 	// Opts are the trainer's options (ELBO, beta schedule, Adam, batches).
 	Opts models.TrainOptions
@@ -82,13 +85,11 @@ type TrainRequest struct {
 	// Latent is the latent dimension of a new network (0: the task's).
 	Latent int
 	// Plateau lowers the learning rate when the validation loss stalls
-	// (nil: never) and Decay every so many steps (nil: never); a resumed
-	// training keeps its own.
+	// (nil: never) and Decay every so many steps (nil: never).
 	Plateau *models.Plateau
 	Decay   *models.StepDecay
 	// Augment applies the task's augmentation (Spec.Augment) to pretraining
-	// mini-batches; a resumed training keeps its own setting when its
-	// checkpoint records it.
+	// mini-batches.
 	Augment bool
 	// Out is the checkpoint path; Resume continues the training saved there.
 	// Without Resume, an existing checkpoint at Out is refused unless Force
@@ -108,6 +109,11 @@ type TrainRequest struct {
 	CheckpointEvery int
 	// Report configures the final report.
 	Report ReportOptions
+	// Given reports whether the user chose a setting, named as its train
+	// flag (e.g. "lr", "val-fraction"), rather than leaving the task's
+	// default; nil means none. A resumed training refuses a given setting
+	// that differs from its checkpoint's.
+	Given func(flag string) bool
 }
 
 // ReportOptions configure the report after training.

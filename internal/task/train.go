@@ -138,10 +138,10 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		if err != nil {
 			return nil, nil, fmt.Errorf("resume: %w", err)
 		}
-		if tr.Opts.ELBO.Name != req.Opts.ELBO.Name {
+		if req.Given != nil && req.Given("latent") && req.Latent != net.LatentDim() {
 			tr.Close()
 			net.Close()
-			return nil, nil, fmt.Errorf("resume: %s was trained with ELBO %q, not %q", req.Out, tr.Opts.ELBO.Name, req.Opts.ELBO.Name)
+			return nil, nil, fmt.Errorf("resume: %s has latent dimension %d, not %d (--latent)", from, net.LatentDim(), req.Latent)
 		}
 		h, err := models.ReadHeader(from, "")
 		if err != nil {
@@ -149,12 +149,11 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 			net.Close()
 			return nil, nil, fmt.Errorf("resume: %w", err)
 		}
-		augment := req.Augment
-		if a := h.Training.Augment; a != nil {
-			augment = *a
-		}
-		if augment {
+		if req.Augment { // resumeSettings took the checkpoint's when it records one
 			tr.Augment = d.s.Augment
+		}
+		if tr.Data == nil { // written before checkpoints kept the data settings
+			tr.Data = dataSettings(env, req)
 		}
 		if len(tr.State().FreshOptimizer) > len(h.Training.FreshOptimizer) { // Resume started Adam afresh
 			fmt.Fprintf(env.Stderr, "note: %s has no optimiser state: Adam starts afresh at step %d, so the training will not equal an uninterrupted one\n",
@@ -177,13 +176,19 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 		net.Close()
 		return nil, nil, err
 	}
-	tr.Init = origin
+	tr.Init, tr.Data = origin, dataSettings(env, req)
 	if req.Augment {
 		tr.Augment = d.s.Augment
 	}
 	tr.Plateau, tr.Decay, tr.SeedSteps = req.Plateau, req.Decay, true
 	tr.StartCost(models.Cost{}, rusage.CPUSeconds)
 	return net, tr, nil
+}
+
+// dataSettings returns the data settings of a training on env for req, for
+// its checkpoints.
+func dataSettings(env *Env, req TrainRequest) *models.DataSettings {
+	return &models.DataSettings{Seed: env.Seed, K: models.RankK(req.K), ValFraction: req.ValFraction, LabelledFraction: req.LabelledFraction}
 }
 
 // resumedCost returns the cost a resumed checkpoint records; one written
@@ -241,6 +246,12 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	}
 	if err := checkOutput(req); err != nil {
 		return err
+	}
+	if req.Resume {
+		var err error
+		if env, req, err = resumeSettings(env, req); err != nil {
+			return err
+		}
 	}
 	if err := torch.ManualSeed(env.Seed); err != nil {
 		return err

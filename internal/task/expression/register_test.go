@@ -65,8 +65,9 @@ func trainTiny(t *testing.T, tk task.Task, env *task.Env) string {
 	if err != nil || h.Training == nil || h.Training.Epoch != 3 {
 		t.Fatalf("resumed training: header %+v, %v", h.Training, err)
 	}
-	req.Opts.ELBO.Name = "lbo"
-	if err := tk.Train(env, req); err == nil || !strings.Contains(err.Error(), `ELBO "tp", not "lbo"`) {
+	// Another ELBO given explicitly is refused.
+	req.Opts.ELBO.Name, req.Given = "lbo", func(flag string) bool { return flag == "elbo" }
+	if err := tk.Train(env, req); err == nil || !strings.Contains(err.Error(), "--elbo lbo (the training's: tp)") {
 		t.Errorf("resume with another ELBO: %v", err)
 	}
 	return out

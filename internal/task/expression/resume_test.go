@@ -64,7 +64,9 @@ func copyLast(t *testing.T, out, dir string) {
 // epoch (a --checkpoint-every save) or at an epoch's end and resumed gives
 // the same step losses, validation losses (drawn with the rank weights) and
 // final weights, bit for bit, as the uninterrupted training: the sampler's
-// state is in the checkpoint and libtorch is seeded from the step. The soft
+// state is in the checkpoint and libtorch is seeded from the step. The
+// resumed trainings are asked for other settings without giving them
+// (TrainRequest.Given nil), and keep the checkpoint's. The soft
 // triplet with a plateau schedule of patience 0 exercises the metric loss,
 // the validation draw and the schedule's state.
 func TestResumeEqualsUninterrupted(t *testing.T) {
@@ -84,13 +86,23 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	}
 	elbo.MetricWeight = 10
 	request := func(out string, resume bool) task.TrainRequest {
+		if resume {
+			// Settings left to the defaults (Given nil) are the checkpoint's:
+			// none of these may reach the resumed training.
+			return task.TrainRequest{Opts: models.TrainOptions{ELBO: models.ELBO{Name: "lbo"}, Beta: models.FixedBeta(0.5), LR: 0.3,
+				BatchSize: 7, Device: torch.CPU, Seed: 11}, K: 0.5, Epochs: 2, ValFraction: 0.3, LabelledFraction: 0.5, Out: out,
+				Resume: true, CheckpointEvery: 1}
+		}
 		return task.TrainRequest{Opts: models.TrainOptions{ELBO: elbo, Beta: models.FixedBeta(0.04), LR: 1e-3, BatchSize: 32,
-			Device: torch.CPU, Seed: 4}, K: 1e-3, Epochs: 2, ValFraction: 0.05, LabelledFraction: 1, Out: out, Resume: resume,
+			Device: torch.CPU, Seed: 4}, K: 1e-3, Epochs: 2, ValFraction: 0.05, LabelledFraction: 1, Out: out,
 			Plateau: models.TorchPlateau(0.2, 0, 1e-4), CheckpointEvery: 1}
 	}
 	train := func(req task.TrainRequest, rec *recorder) {
 		t.Helper()
 		env := testEnv(t, data)
+		if req.Resume {
+			env.Seed = 8 // the data's seed is the checkpoint's too
+		}
 		env.Progress = rec
 		if err := tk.Train(env, req); err != nil {
 			t.Fatal(err)
