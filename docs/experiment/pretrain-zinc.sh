@@ -46,11 +46,11 @@
 # one epoch, batch 32, Adam 1e-3, KL weight 1e-3, clip 20, beta_metric 1,
 # eta 0.1, rank weights k 1e-3 on penalised logP). Rerunning the same command
 # resumes (data and cache are reused, training continues from .last).
-# On a new machine, continue from the committed intermediate checkpoint:
-# copy pretrained/partial/molecule-*.last.{pt,json} into OUT and run the
-# same command; it has no Adam state (45 MB), so the training resumes its
-# step, schedules and sampler with new Adam moments (--fresh-optimizer,
-# recorded in the header as fresh_optimizer_at).
+# On a new machine, start from the committed end of phase 1: copy
+# pretrained/partial/molecule-anneal.{pt,json} into OUT and run the same
+# command; phase 2 then starts from it. (A phase resumed from a checkpoint
+# without its Adam state continues with new Adam moments: --fresh-optimizer,
+# recorded in the header as fresh_optimizer_at.)
 # Env: TLBO_BIN (default bin/tlbo-native), TLBO_DATA (default ../shared/data),
 # THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2),
 # ANNEAL_EPOCHS (10) and KL_EPOCHS (5), the two phases' lengths.
@@ -80,8 +80,12 @@ resume_flags() {
   fi
 }
 
+# Phase 1 is done when its training said so, or when OUT holds its network
+# without a training state to resume: a copy of the committed one
+# (pretrained/partial/molecule-anneal.{pt,json}).
 anneal=$out/molecule-anneal.pt
-if ! grep -q '^checkpoint ' "$out/train.log" 2>/dev/null; then
+if ! grep -q '^checkpoint ' "$out/train.log" 2>/dev/null &&
+  ! { [ -f "$anneal" ] && ! [ -f "${anneal%.pt}.last.json" ]; }; then
   mapfile -t from < <(resume_flags "$anneal" --hidden 450 --latent 56)
   "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "${ANNEAL_EPOCHS:-10}" --batch-size 32 \
     --lr 9e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
