@@ -14,15 +14,14 @@ type savedSetting struct {
 	// flags set it; the first names it.
 	flags        []string
 	saved, asked string
-	unrecorded   bool // the checkpoint does not record it
 }
 
-// given reports whether the request gives any of s's flags.
-func (s savedSetting) given(req TrainRequest) bool {
+// given reports whether req gives any of flags.
+func given(req TrainRequest, flags ...string) bool {
 	if req.Given == nil {
 		return false
 	}
-	for _, f := range s.flags {
+	for _, f := range flags {
 		if req.Given(f) {
 			return true
 		}
@@ -31,7 +30,8 @@ func (s savedSetting) given(req TrainRequest) bool {
 }
 
 // savedSettings lists the settings a resumed training keeps from its
-// checkpoint's state st beside the request's values.
+// checkpoint's state st beside the request's values; those st does not
+// record (it was written before they were kept) are left out.
 func savedSettings(req TrainRequest, st models.TrainingState) []savedSetting {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	onOff := func(on bool) string { return map[bool]string{true: "on", false: "off"}[on] }
@@ -50,7 +50,6 @@ func savedSettings(req TrainRequest, st models.TrainingState) []savedSetting {
 		{flags: []string{"beta-every"}, saved: fmt.Sprint(sb.Every), asked: fmt.Sprint(ab.Every)},
 		{flags: []string{"beta-step"}, saved: g(sb.Step), asked: g(ab.Step)},
 		{flags: []string{"beta-factor"}, saved: g(sb.Factor), asked: g(ab.Factor)},
-		{flags: []string{"lr"}, saved: g(st.LRInit), asked: g(req.Opts.LR), unrecorded: st.LRInit == 0},
 		{flags: []string{"batch-size"}, saved: fmt.Sprint(st.BatchSize), asked: fmt.Sprint(req.Opts.BatchSize)},
 		{flags: []string{"grad-clip"}, saved: g(st.GradClip), asked: g(req.Opts.GradClip)},
 		{flags: []string{"seed"}, saved: fmt.Sprint(st.Seed), asked: fmt.Sprint(req.Opts.Seed)},
@@ -72,24 +71,19 @@ func savedSettings(req TrainRequest, st models.TrainingState) []savedSetting {
 	if st.Decay != nil && req.Decay != nil {
 		s = append(s, savedSetting{flags: []string{"lr-decay"}, saved: g(st.Decay.Factor), asked: g(req.Decay.Factor)})
 	}
-	augment := savedSetting{flags: []string{"augment"}, asked: fmt.Sprint(req.Augment), unrecorded: st.Augment == nil}
+	if st.LRInit > 0 {
+		s = append(s, savedSetting{flags: []string{"lr"}, saved: g(st.LRInit), asked: g(req.Opts.LR)})
+	}
 	if st.Augment != nil {
-		augment.saved = fmt.Sprint(*st.Augment)
+		s = append(s, savedSetting{flags: []string{"augment"}, saved: fmt.Sprint(*st.Augment), asked: fmt.Sprint(req.Augment)})
 	}
-	data := st.Data
-	if data == nil {
-		data = &models.DataSettings{}
+	if d := st.Data; d != nil {
+		s = append(s,
+			savedSetting{flags: []string{"k"}, saved: d.K.String(), asked: models.RankK(req.K).String()},
+			savedSetting{flags: []string{"val-fraction"}, saved: g(d.ValFraction), asked: g(req.ValFraction)},
+			savedSetting{flags: []string{"labelled-fraction"}, saved: g(d.LabelledFraction), asked: g(req.LabelledFraction)})
 	}
-	return append(s, augment,
-		savedSetting{flags: []string{"k"}, saved: data.K.String(), asked: models.RankK(req.K).String(), unrecorded: st.Data == nil},
-		savedSetting{flags: []string{"val-fraction"}, saved: g(data.ValFraction), asked: g(req.ValFraction), unrecorded: st.Data == nil},
-		savedSetting{flags: []string{"labelled-fraction"}, saved: g(data.LabelledFraction), asked: g(req.LabelledFraction),
-			unrecorded: st.Data == nil})
-}
-
-// isDataFlag reports whether flag sets one of the models.DataSettings.
-func isDataFlag(flag string) bool {
-	return flag == "k" || flag == "val-fraction" || flag == "labelled-fraction"
+	return s
 }
 
 // resumeSettings reconciles a request to resume the training saved at
@@ -99,19 +93,19 @@ func isDataFlag(flag string) bool {
 // so that a resumed training draws from the same examples (data split,
 // labelled subset and rank weights, which the task makes from the seed and
 // the data settings). It returns the environment and request the resumed
-// training runs with.
-func resumeSettings(env *Env, req TrainRequest) (*Env, TrainRequest, error) {
+// training runs with, and the checkpoint's training state.
+func resumeSettings(env *Env, req TrainRequest) (*Env, TrainRequest, *models.TrainingState, error) {
 	from := resumeFrom(req.Out)
 	h, err := models.ReadHeader(from, "")
 	if err != nil {
-		return env, req, fmt.Errorf("resume: %w", err)
+		return env, req, nil, fmt.Errorf("resume: %w", err)
 	}
 	if h.Training == nil {
-		return env, req, fmt.Errorf("resume: checkpoint configuration %s: field training is missing (not written by a trainer)", models.HeaderPath(from))
+		return env, req, nil, fmt.Errorf("resume: checkpoint configuration %s: field training is missing (not written by a trainer)", models.HeaderPath(from))
 	}
 	st := *h.Training
 	if err := checkGiven(env, req, st, from); err != nil {
-		return env, req, err
+		return env, req, nil, err
 	}
 	resumed := *env
 	req.Opts.Seed = st.Seed
@@ -125,24 +119,17 @@ func resumeSettings(env *Env, req TrainRequest) (*Env, TrainRequest, error) {
 	if st.Augment != nil {
 		req.Augment = *st.Augment
 	}
-	return &resumed, req, nil
+	return &resumed, req, &st, nil
 }
 
 // checkGiven refuses the settings req gives that differ from those of the
 // training state st (of checkpoint from), naming each with both values,
-// and notes on env.Stderr the given ones st does not record.
+// and notes on env.Stderr the given ones st does not record (the data
+// settings resumeSettings notes).
 func checkGiven(env *Env, req TrainRequest, st models.TrainingState, from string) error {
-	var conflicts, unknown []string
+	var conflicts []string
 	for _, s := range savedSettings(req, st) {
-		switch {
-		case !s.given(req):
-		case s.unrecorded && s.flags[0] == "lr":
-			fmt.Fprintf(env.Stderr, "note: %s does not record the rate it started at, so --lr is not checked: the training continues at its rate, %g\n",
-				from, st.LR)
-		case s.unrecorded && st.Data == nil && isDataFlag(s.flags[0]): // resumeSettings notes them
-		case s.unrecorded:
-			unknown = append(unknown, "--"+s.flags[0])
-		case s.saved != s.asked:
+		if given(req, s.flags...) && s.saved != s.asked {
 			conflicts = append(conflicts, fmt.Sprintf("--%s %s (the training's: %s)", s.flags[0], s.asked, s.saved))
 		}
 	}
@@ -151,9 +138,13 @@ func checkGiven(env *Env, req TrainRequest, st models.TrainingState, from string
 			"its own settings: give the same or leave them out (--init %s starts a new training from its weights with new ones)",
 			from, strings.Join(conflicts, ", "), from)
 	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(env.Stderr, "note: %s does not record %s: the resumed training uses this run's values, which must be the ones it started with\n",
-			from, strings.Join(unknown, ", "))
+	if st.LRInit == 0 && given(req, "lr") {
+		fmt.Fprintf(env.Stderr, "note: %s does not record the rate it started at, so --lr is not checked: the training continues at its rate, %g\n",
+			from, st.LR)
+	}
+	if st.Augment == nil && given(req, "augment") {
+		fmt.Fprintf(env.Stderr, "note: %s does not record --augment: the resumed training uses this run's values, which must be the ones it started with\n",
+			from)
 	}
 	return nil
 }

@@ -127,8 +127,9 @@ func checkOutput(req TrainRequest) error {
 }
 
 // newTrainer builds a fresh network and its trainer, or resumes the
-// checkpoint of the latest epoch saved for req.Out.
-func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *models.Trainer[E], error) {
+// checkpoint of the latest epoch saved for req.Out, whose header's training
+// state is saved (resumeSettings).
+func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest, saved *models.TrainingState) (models.VAE[E], *models.Trainer[E], error) {
 	if req.Resume {
 		from := resumeFrom(req.Out)
 		net, tr, err := models.LoadTrainer[E](from, env.Device, models.ResumeOptions{FreshOptimizer: req.FreshOptimizer}, d.s.Networks...)
@@ -143,28 +144,22 @@ func (d *Defined[O, E]) newTrainer(env *Env, req TrainRequest) (models.VAE[E], *
 			net.Close()
 			return nil, nil, fmt.Errorf("resume: %s has latent dimension %d, not %d (--latent)", from, net.LatentDim(), req.Latent)
 		}
-		h, err := models.ReadHeader(from, "")
-		if err != nil {
-			tr.Close()
-			net.Close()
-			return nil, nil, fmt.Errorf("resume: %w", err)
-		}
 		if req.Augment { // resumeSettings took the checkpoint's when it records one
 			tr.Augment = d.s.Augment
 		}
 		if tr.Data == nil { // written before checkpoints kept the data settings
 			tr.Data = dataSettings(env, req)
 		}
-		if len(tr.State().FreshOptimizer) > len(h.Training.FreshOptimizer) { // Resume started Adam afresh
+		if len(tr.State().FreshOptimizer) > len(saved.FreshOptimizer) { // Resume started Adam afresh
 			fmt.Fprintf(env.Stderr, "note: %s has no optimiser state: Adam starts afresh at step %d, so the training will not equal an uninterrupted one\n",
 				from, tr.Step)
 		}
-		if !h.Training.ExactResume() {
+		if !saved.ExactResume() {
 			fmt.Fprintf(env.Stderr, "note: %s was written before checkpoints kept the sampler's and the noise's random state: "+
 				"the resumed training continues with fresh random draws and will not equal an uninterrupted one bit for bit\n", from)
 		}
 		tr.SeedSteps = true
-		tr.StartCost(resumedCost(env, from, h.Training.Cost), rusage.CPUSeconds)
+		tr.StartCost(resumedCost(env, from, saved.Cost), rusage.CPUSeconds)
 		return net, tr, nil
 	}
 	net, origin, err := d.startNetwork(env, req)
@@ -247,9 +242,10 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if err := checkOutput(req); err != nil {
 		return err
 	}
+	var saved *models.TrainingState
 	if req.Resume {
 		var err error
-		if env, req, err = resumeSettings(env, req); err != nil {
+		if env, req, saved, err = resumeSettings(env, req); err != nil {
 			return err
 		}
 	}
@@ -260,7 +256,7 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if err != nil {
 		return err
 	}
-	net, tr, err := d.newTrainer(env, req)
+	net, tr, err := d.newTrainer(env, req, saved)
 	if err != nil {
 		return err
 	}
