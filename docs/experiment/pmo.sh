@@ -7,9 +7,10 @@
 #   docs/experiment/pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]
 #
 # VAE.pt is a JT-VAE pretrained on ZINC (unlabelled: pretraining makes no
-# oracle call). None is shipped yet: pretrain one (`train --task molecule`,
-# docs/experiment/README.md) or import the authors' (`checkpoint import --task
-# molecule`). BUDGET is PMO's oracle-call budget (the benchmark's 10,000, or
+# oracle call): the shipped pretrained/molecule-t.pt (T-LBO's soft-triplet
+# fine-tuning of pretrained/molecule-lbo.pt, pretrained/README.md), your own
+# (docs/experiment/pretrain-zinc.sh), or the authors' (`checkpoint import
+# --task molecule`). BUDGET is PMO's oracle-call budget (the benchmark's 10,000, or
 # 1,000 for a short comparison). PMO charges the scoring of a method's
 # starting molecules to the budget: each run starts from INITIAL molecules
 # drawn at random (with the run's seed) from the training split and scored
@@ -50,7 +51,7 @@ read -r -a optf <<<"${OPT_FLAGS:-}"
 initial=${INITIAL:-100}
 bin=${TLBO_BIN:-bin/tlbo-native}
 if [ ! -f "$vae" ]; then
-  echo "pmo.sh: no checkpoint $vae: give a JT-VAE pretrained on ZINC (none is shipped yet; see the header of $0)" >&2
+  echo "pmo.sh: no checkpoint $vae: give a JT-VAE pretrained on ZINC (e.g. pretrained/molecule-t.pt; see the header of $0)" >&2
   exit 2
 fi
 loop=$((budget - initial))
