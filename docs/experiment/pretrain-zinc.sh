@@ -16,10 +16,11 @@
 #     says why 39,999); after 10 epochs (65,200 steps) it is 0.026.
 # 2. Optional, KL_EPOCHS > 0 (default 0): OUT/molecule-lbo.pt, that network
 #    trained on (`train --init`) for KL_EPOCHS more epochs at a constant KL
-#    weight of 0.005, the rest as phase 1 at its end (Adam 8.1e-4, x0.9 every 40,000 steps, clip 50,
-#    batch 32), with new Adam moments. fast_molvae would raise the KL weight
-#    to 1 (0.09 by its 20th epoch); icml18-jtnn's own ZINC network, the one
-#    the paper and weighted retraining start from (76.7% reconstruction),
+#    weight of 0.005, the rest as phase 1 at its end (Adam 8.1e-4, x0.9
+#    every 40,000 steps, clip 50, batch 32), with new Adam moments.
+#    fast_molvae would raise the KL weight to 1 (0.09 by its 20th epoch);
+#    icml18-jtnn's own ZINC network, the one the paper and weighted
+#    retraining start from (76.7% reconstruction),
 #    was trained at a constant 0.005 after an autoencoder phase (molvae/README:
 #    "setting beta > 0.01 greatly damages reconstruction accuracy"), and so is
 #    weighted retraining's train_chem (beta_final 0.005). On ZINC's
@@ -55,9 +56,10 @@
 # resumes (data and cache are reused, training continues from .last).
 # On a new machine, start from the committed end of phase 1: copy
 # pretrained/molecule-lbo.{pt,json} into OUT as molecule-anneal.{pt,json} and
-# run the same command; the fine-tuning (or phase 2) then starts from it. (A phase resumed from a checkpoint
-# without its Adam state continues with new Adam moments: --fresh-optimizer,
-# recorded in the header as fresh_optimizer_at.)
+# run the same command; the fine-tuning (or phase 2) then starts from it. (A
+# phase resumed from a checkpoint without its Adam state continues with new
+# Adam moments: --fresh-optimizer, recorded in the header as
+# fresh_optimizer_at.)
 # Env: TLBO_BIN (default bin/tlbo-native), TLBO_DATA (default ../shared/data),
 # THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2),
 # ANNEAL_EPOCHS (10) and KL_EPOCHS (0), the two phases' lengths.
@@ -102,12 +104,14 @@ fi
 
 # KL_EPOCHS=0 (the default): the shipped plain network is phase 1's (see the
 # header), and T-LBO's is fine-tuned from it.
-ckpt=$out/molecule-lbo.pt
-if [ "${KL_EPOCHS:-0}" -eq 0 ]; then
-  ckpt=$anneal
-elif ! grep -q '^checkpoint ' "$out/train-lbo.log" 2>/dev/null; then
+kl_epochs=${KL_EPOCHS:-0}
+ckpt=$anneal
+if [ "$kl_epochs" -gt 0 ]; then
+  ckpt=$out/molecule-lbo.pt
+fi
+if [ "$kl_epochs" -gt 0 ] && ! grep -q '^checkpoint ' "$out/train-lbo.log" 2>/dev/null; then
   mapfile -t from < <(resume_flags "$ckpt" --init "$anneal")
-  "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$KL_EPOCHS" --batch-size 32 \
+  "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$kl_epochs" --batch-size 32 \
     --lr 8.1e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
     --beta-init 0.005 --beta-final 0.005 \
     --val-fraction 0.01 --out "$ckpt" "${from[@]}" >> "$out/train-lbo.log" 2>&1
