@@ -13,7 +13,8 @@
 # points on the whole 40k expressions takes hours per VAE on two cores.
 # $TASK_FLAGS and $TRAIN_FLAGS as in run.sh; VAE_LBO and VAE_T, as in run.sh,
 # name ready lbo and t checkpoints (e.g. the shipped pretrained/expression-*.pt)
-# instead of pretraining them.
+# instead of pretraining them, and VAE_S, VAE_C and VAE_LR ready s, c and lr
+# ones (e.g. pretrained/table1/expression-*.pt).
 set -euo pipefail
 out=${1:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
 epochs=${2:?usage: analyses.sh OUT_DIR EPOCHS [MAX_POINTS]}
@@ -27,20 +28,20 @@ mkdir -p "$out/analyses"
 
 source "$(dirname "$0")/pretrain.sh"
 # The three run.sh does not make first, so that run.sh's can finish meanwhile.
+ready() { # ELBO -> the ready checkpoint named by VAE_<ELBO>, or nothing
+  local v="VAE_${1^^}"
+  echo "${!v:-}"
+}
 for e in s c lr lbo t; do
-  case $e in
-    lbo) [ -n "${VAE_LBO:-}" ] && continue ;;
-    t) [ -n "${VAE_T:-}" ] && continue ;;
-  esac
+  [ -n "$(ready "$e")" ] && continue
   pretrain "$e" > /dev/null || exit 1
 done
 # Table 1's order and names.
 args=()
 for pair in lbo:vanilla s:simple c:contrastive lr:log-ratio t:triplet; do
   e=${pair%%:*}
-  vae=$(ckpt "$e")
-  [ "$e" = lbo ] && vae=${VAE_LBO:-$vae}
-  [ "$e" = t ] && vae=${VAE_T:-$vae}
+  vae=$(ready "$e")
+  [ -z "$vae" ] && vae=$(ckpt "$e")
   args+=(--vae "$vae" --name "${pair#*:}")
 done
 for analysis in gp-loglik latent-distances; do
