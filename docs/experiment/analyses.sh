@@ -27,11 +27,11 @@ read -r -a trainf <<<"${TRAIN_FLAGS:-}"
 mkdir -p "$out/analyses"
 
 source "$(dirname "$0")/pretrain.sh"
-# The three run.sh does not make first, so that run.sh's can finish meanwhile.
 ready() { # ELBO -> the ready checkpoint named by VAE_<ELBO>, or nothing
   local v="VAE_${1^^}"
   echo "${!v:-}"
 }
+# The three run.sh does not make first, so that run.sh's can finish meanwhile.
 for e in s c lr lbo t; do
   [ -n "$(ready "$e")" ] && continue
   pretrain "$e" > /dev/null || exit 1

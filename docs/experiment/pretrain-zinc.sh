@@ -108,13 +108,13 @@ kl_epochs=${KL_EPOCHS:-0}
 ckpt=$anneal
 if [ "$kl_epochs" -gt 0 ]; then
   ckpt=$out/molecule-lbo.pt
-fi
-if [ "$kl_epochs" -gt 0 ] && ! grep -q '^checkpoint ' "$out/train-lbo.log" 2>/dev/null; then
-  mapfile -t from < <(resume_flags "$ckpt" --init "$anneal")
-  "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$kl_epochs" --batch-size 32 \
-    --lr 8.1e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
-    --beta-init 0.005 --beta-final 0.005 \
-    --val-fraction 0.01 --out "$ckpt" "${from[@]}" >> "$out/train-lbo.log" 2>&1
+  if ! grep -q '^checkpoint ' "$out/train-lbo.log" 2>/dev/null; then
+    mapfile -t from < <(resume_flags "$ckpt" --init "$anneal")
+    "$bin" train "${common[@]}" --elbo lbo -k inf --epochs "$kl_epochs" --batch-size 32 \
+      --lr 8.1e-4 --lr-plateau=false --lr-decay 0.9 --lr-decay-every 40000 --grad-clip 50 \
+      --beta-init 0.005 --beta-final 0.005 \
+      --val-fraction 0.01 --out "$ckpt" "${from[@]}" >> "$out/train-lbo.log" 2>&1
+  fi
 fi
 
 ckpt_t=$out/molecule-t.pt
