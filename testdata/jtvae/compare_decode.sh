@@ -9,7 +9,9 @@
 # (BenchmarkDecodePrior, one worker, can_assemble cache emptied). The last
 # lines are the medians of wall time, our split (tree decoding, assembly),
 # the ratio, and the ratio of the medians of CPU time (the processes' own
-# while decoding: steadier than wall time on a loaded machine).
+# while decoding: steadier than wall time on a loaded machine), then the
+# median of the rounds' own ratios (each round's two runs side by side, so
+# that a slow stretch of a shared machine falls on both).
 set -eu
 checkout=$1
 weights=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
@@ -20,7 +22,7 @@ mkdir -p "$out"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 cd "$here/../.."
 go test -c -o "$out/molecule.test" ./internal/task/molecule
-ref=""; ours=""; tree=""; assm=""; refc=""; oursc=""
+ref=""; ours=""; tree=""; assm=""; refc=""; oursc=""; paired=""
 for r in $(seq "$rounds"); do
 	/usr/bin/python3 "$here/make_decode_fixture.py" "$checkout" --weights "$weights" --time 100 --seed 3 --out "$out" >"$out/ref.out"
 	s=$(awk '/^ref_decode_s/ {print $2}' "$out/ref.out")
@@ -35,6 +37,7 @@ for r in $(seq "$rounds"); do
 	a=$(echo "$line" | awk '{for (i=1;i<NF;i++) if ($(i+1)=="assembly_s/op") print $i}')
 	c=$(echo "$line" | awk '{for (i=1;i<NF;i++) if ($(i+1)=="cpu_s/op") print $i}')
 	ours="$ours $o"; tree="$tree $t"; assm="$assm $a"; oursc="$oursc $c"
+	paired="$paired $(echo "$s $o" | awk '{printf "%.3f", $1/$2}')"
 	echo "round $r: reference $s s ($sc s CPU), ours $o s ($c s CPU; tree $t s, assembly $a s)" >&2
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -44,3 +47,4 @@ echo "ours_decode100_s $o (tree $(echo "$tree" | median) s, assembly $(echo "$as
 echo "speedup $(echo "$r $o" | awk '{printf "%.1f", $1/$2}')"
 rc=$(echo "$refc" | median); oc=$(echo "$oursc" | median)
 echo "cpu_speedup $(echo "$rc $oc" | awk '{printf "%.1f", $1/$2}') (reference $rc s, ours $oc s CPU)"
+echo "paired_speedup $(echo "$paired" | median) (rounds:$paired)"
