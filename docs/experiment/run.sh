@@ -8,7 +8,7 @@
 #   [TASK=expression] docs/experiment/run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]
 #
 # Everything is resumable: rerunning the script continues unfinished
-# pretraining and runs. Extra flags: $TASK_FLAGS go to train and optimize
+# pretraining and runs (a run's log, RUN_DIR.log, keeps every segment). Extra flags: $TASK_FLAGS go to train and optimize
 # (e.g. TASK_FLAGS="--designs runs/topology/topology-2000.npz"), $TRAIN_FLAGS
 # to train only (e.g. "--batch-size 64"), $OPT_FLAGS to optimize only (e.g.
 # OPT_FLAGS="--n-best 500 --n-rand 100 --inducing 100" for a reduced GP).
@@ -49,8 +49,8 @@ for seed in "${seeds[@]}"; do
     dir="$out/$method-seed$seed"
     start=$(date +%s)
     if "$bin" optimize --task "$task" --data-dir "$data" --budget "$budget" --device cpu --threads 1 --resume \
-      "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir" > "$dir.log" 2>&1; then
-      echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log")"
+      "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir" >> "$dir.log" 2>&1; then
+      echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log" | tail -1)"
     else
       echo "$method seed $seed: FAILED, see $dir.log"
     fi
