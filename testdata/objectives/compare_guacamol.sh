@@ -5,7 +5,8 @@
 # difference and the molecules that differ by more than 1e-9 relative:
 #   testdata/objectives/compare_guacamol.sh GUACAMOL_CHECKOUT SMILES_TXT [TLBO_BIN]
 # GUACAMOL_CHECKOUT: git clone https://github.com/BenevolentAI/guacamol (60ebe1f).
-# TLBO_BIN defaults to bin/tlbo-native. The last line is "mismatches N".
+# TLBO_BIN defaults to bin/tlbo-native; OBJECTIVES (comma-separated) picks
+# some objectives (default all). The last line is "mismatches N".
 set -eu
 checkout=$1
 smiles=$2
@@ -13,13 +14,14 @@ bin=${3:-bin/tlbo-native}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${TMPDIR:-/tmp}/compare_guacamol
 mkdir -p "$out"
-/usr/bin/python3 "$here/check_guacamol.py" "$checkout" "$smiles" "$out/ref.tsv"
+grep -v '^[[:space:]]*$' "$smiles" >"$out/in.txt" || true # blank lines left out on both sides
+/usr/bin/python3 "$here/check_guacamol.py" "$checkout" "$out/in.txt" "$out/ref.tsv" ${OBJECTIVES:+--objectives "$OBJECTIVES"}
 names=$(head -1 "$out/ref.tsv" | cut -f2- | tr '\t' ' ')
 col=2
 : >"$out/diffs.txt"
 for n in $names; do
 	# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
-	"$bin" score molecule --objective "$n" <"$smiles" | cut -f2 >"$out/ours-$n.txt" || true
+	"$bin" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
 	tail -n +2 "$out/ref.tsv" | cut -f1,$col | paste - "$out/ours-$n.txt" |
 		awk -F'\t' -v n="$n" '
 		function abs(x) { return x < 0 ? -x : x }
