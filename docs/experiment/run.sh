@@ -8,7 +8,8 @@
 #   [TASK=expression] docs/experiment/run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]
 #
 # Everything is resumable: rerunning the script continues unfinished
-# pretraining and runs (a run's log, RUN_DIR.log, keeps every segment). Extra flags: $TASK_FLAGS go to train and optimize
+# pretraining and runs (a run's log, RUN_DIR.log, keeps every segment).
+# Extra flags: $TASK_FLAGS go to train and optimize
 # (e.g. TASK_FLAGS="--designs runs/topology/topology-2000.npz"), $TRAIN_FLAGS
 # to train only (e.g. "--batch-size 64"), $OPT_FLAGS to optimize only (e.g.
 # OPT_FLAGS="--n-best 500 --n-rand 100 --inducing 100" for a reduced GP).
