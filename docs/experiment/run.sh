@@ -8,7 +8,8 @@
 #   [TASK=expression] docs/experiment/run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]
 #
 # Everything is resumable: rerunning the script continues unfinished
-# pretraining and runs (a run's log, RUN_DIR.log, keeps every segment).
+# pretraining and runs (a run's log, RUN_DIR.log, keeps every segment) and
+# skips the runs finished with this budget (RUN_DIR.done holds it).
 # Extra flags: $TASK_FLAGS go to train and optimize
 # (e.g. TASK_FLAGS="--designs runs/topology/topology-2000.npz"), $TRAIN_FLAGS
 # to train only (e.g. "--batch-size 64"), $OPT_FLAGS to optimize only (e.g.
@@ -48,9 +49,13 @@ for seed in "${seeds[@]}"; do
       *) echo "unknown method $method" >&2; exit 2 ;;
     esac
     dir="$out/$method-seed$seed"
+    if [ "$(cat "$dir.done" 2>/dev/null)" = "$budget" ]; then
+      continue # finished with this budget (a larger one resumes it)
+    fi
     start=$(date +%s)
     if "$bin" optimize --task "$task" --data-dir "$data" --budget "$budget" --device cpu --threads 1 --resume \
       "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir" >> "$dir.log" 2>&1; then
+      echo "$budget" > "$dir.done"
       echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log" | tail -1)"
     else
       echo "$method seed $seed: FAILED, see $dir.log"
