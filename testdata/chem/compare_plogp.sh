@@ -2,14 +2,16 @@
 # Penalised logP of the molecules of SMILES_TXT (one a line) by the authors'
 # own code (weighted-retraining's chem_utils.penalized_logP, run from their
 # checkout with Debian's python3-rdkit and python3-networkx) beside ours
-# (`tlbo-native score molecule --objective plogp`); prints the largest
-# relative difference and every molecule that differs by more than 1e-9:
+# (`tlbo-native score molecule --objective plogp`); prints every molecule
+# that differs by more than 1e-9 relative, then the largest difference
+# (testdata/compare/relcompare.awk):
 #   testdata/chem/compare_plogp.sh WR_CHECKOUT SMILES_TXT [TLBO_BIN]
 # WR_CHECKOUT: git clone https://github.com/cambridge-mlg/weighted-retraining (4b1c783).
 set -eu
 checkout=$(cd "$1" && pwd)
 smiles=$2
 bin=${3:-bin/tlbo-native}
+here=$(cd "$(dirname "$0")" && pwd)
 out=${TMPDIR:-/tmp}/compare_plogp
 mkdir -p "$out"
 grep -v '^[[:space:]]*$' "$smiles" >"$out/in.txt" || true # blank lines left out on both sides
@@ -23,11 +25,4 @@ for line in open(sys.argv[2]):
     print(repr(float(penalized_logP(line.strip()))))
 PY
 "$bin" score molecule --objective plogp <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours.txt" || true
-paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -F'\t' '
-	function abs(x) { return x < 0 ? -x : x }
-	{
-		d = abs($2 - $3); s = abs($2) > abs($3) ? abs($2) : abs($3); r = s > 0 ? d / s : 0
-		if (r > worst) worst = r
-		if (r > 1e-9) { bad++; printf "%s\ttheirs %s\tours %s\n", $1, $2, $3 }
-	}
-	END { printf "%d molecules, largest relative difference %.2g, over 1e-9: %d\n", NR, worst, bad }'
+paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -f "$here/../compare/relcompare.awk"

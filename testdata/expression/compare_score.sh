@@ -6,8 +6,8 @@
 # itself imports PyTorch Lightning and h5py, which the score does not use)
 # beside ours
 # (`tlbo-native score expression`, the default target 1 / 3 + x + sin( x * x ));
-# prints the largest relative difference and every expression that differs by
-# more than 1e-9 relative or where one side is NaN:
+# prints every expression that differs by more than 1e-9 relative or where
+# one side is NaN, then the largest difference (testdata/compare/relcompare.awk):
 #   testdata/expression/compare_score.sh WR_CHECKOUT EXPR_TXT [TLBO_BIN]
 # WR_CHECKOUT: git clone https://github.com/cambridge-mlg/weighted-retraining (4b1c783).
 # Measured on 2026-11-27: 3,000 expressions of the data set (Python's
@@ -20,6 +20,7 @@ set -eu
 checkout=$(cd "$1" && pwd)
 exprs=$2
 bin=${3:-bin/tlbo-native}
+here=$(cd "$(dirname "$0")" && pwd)
 out=${TMPDIR:-/tmp}/compare_expression_score
 mkdir -p "$out"
 grep -v '^[[:space:]]*$' "$exprs" >"$out/in.txt" || true # blank lines left out on both sides
@@ -39,12 +40,4 @@ for v in score_function(exprs):
 PY
 # ours: the score, then for a failure a tab and its reason
 "$bin" score expression <"$out/in.txt" 2>/dev/null | cut -f1 >"$out/ours.txt" || true
-paste -d '\t' "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -F'\t' '
-	function abs(x) { return x < 0 ? -x : x }
-	{
-		if ($2 == "nan" || $3 == "nan" || $3 == "NaN") { nan++; printf "%s\ttheirs %s\tours %s\n", $1, $2, $3; next }
-		d = abs($2 - $3); s = abs($2) > abs($3) ? abs($2) : abs($3); r = s > 0 ? d / s : 0
-		if (r > worst) worst = r
-		if (r > 1e-9) { bad++; printf "%s\ttheirs %s\tours %s\n", $1, $2, $3 }
-	}
-	END { printf "%d expressions, largest relative difference %.2g, over 1e-9: %d, NaN on one side: %d\n", NR, worst, bad, nan }'
+paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -f "$here/../compare/relcompare.awk"

@@ -2,7 +2,8 @@
 # Scores the molecules of SMILES_TXT (one a line) with GuacaMol's own code
 # (check_guacamol.py) and with ours (`tlbo-native score molecule`), every
 # objective of issue 24, and prints per objective the largest relative
-# difference and the molecules that differ by more than 1e-9 relative:
+# difference, then the molecules that differ by more than 1e-9 relative
+# (testdata/compare/relcompare.awk):
 #   testdata/objectives/compare_guacamol.sh GUACAMOL_CHECKOUT SMILES_TXT [TLBO_BIN]
 # GUACAMOL_CHECKOUT: git clone https://github.com/BenevolentAI/guacamol (60ebe1f).
 # TLBO_BIN defaults to bin/tlbo-native; OBJECTIVES (comma-separated) picks
@@ -18,22 +19,13 @@ grep -v '^[[:space:]]*$' "$smiles" >"$out/in.txt" || true # blank lines left out
 /usr/bin/python3 "$here/check_guacamol.py" "$checkout" "$out/in.txt" "$out/ref.tsv" ${OBJECTIVES:+--objectives "$OBJECTIVES"}
 names=$(head -1 "$out/ref.tsv" | cut -f2- | tr '\t' ' ')
 col=2
-: >"$out/diffs.txt"
 for n in $names; do
 	# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
 	"$bin" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
 	tail -n +2 "$out/ref.tsv" | cut -f1,$col | paste - "$out/ours-$n.txt" |
-		awk -F'\t' -v n="$n" '
-		function abs(x) { return x < 0 ? -x : x }
-		{
-			d = abs($2 - $3); s = abs($2) > abs($3) ? abs($2) : abs($3)
-			r = s > 0 ? d / s : 0
-			if (r > worst) worst = r
-			if (r > 1e-9) { bad++; printf "%s\t%s\tguacamol %s\tours %s\n", n, $1, $2, $3 >> "'"$out/diffs.txt"'" }
-			rows++
-		}
-		END { printf "%-26s %4d molecules  largest relative difference %.2g  over 1e-9: %d\n", n, rows, worst, bad }'
+		awk -f "$here/../compare/relcompare.awk" -v name="$n"
 	col=$((col + 1))
-done
-cat "$out/diffs.txt"
-echo "mismatches $(wc -l <"$out/diffs.txt")"
+done >"$out/report.txt"
+grep -v "$(printf '\ttheirs ')" "$out/report.txt" || true
+grep "$(printf '\ttheirs ')" "$out/report.txt" || true
+echo "mismatches $(grep -c "$(printf '\ttheirs ')" "$out/report.txt" || true)"
