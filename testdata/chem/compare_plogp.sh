@@ -11,10 +11,8 @@ set -eu
 checkout=$(cd "$1" && pwd)
 smiles=$2
 bin=${3:-bin/tlbo-native}
-here=$(cd "$(dirname "$0")" && pwd)
-out=${TMPDIR:-/tmp}/compare_plogp
-mkdir -p "$out"
-grep -v '^[[:space:]]*$' "$smiles" >"$out/in.txt" || true # blank lines left out on both sides
+. "$(dirname "$0")/../compare/lib.sh"
+compare_setup compare_plogp "$smiles"
 /usr/bin/python3 - "$checkout" "$out/in.txt" >"$out/ref.txt" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -25,4 +23,4 @@ for line in open(sys.argv[2]):
     print(repr(float(penalized_logP(line.strip()))))
 PY
 "$bin" score molecule --objective plogp <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours.txt" || true
-paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -f "$here/../compare/relcompare.awk"
+paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | compare_lines

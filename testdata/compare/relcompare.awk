@@ -4,8 +4,7 @@
 # larger magnitude) or where exactly one side is NaN, as
 # "[name<TAB>]LABEL<TAB>theirs REF<TAB>ours OURS", then one summary line.
 # Set name (a prefix of every line, e.g. the objective) with -v name=...
-# Used by testdata/chem/compare_plogp.sh, testdata/expression/compare_score.sh
-# and testdata/objectives/compare_guacamol.sh.
+# Called through compare_lines of testdata/compare/lib.sh.
 BEGIN { FS = "\t"; if (tol == "") tol = 1e-9; prefix = name == "" ? "" : name "\t" }
 function abs(x) { return x < 0 ? -x : x }
 function isnan(x) { return tolower(x) ~ /^[+-]?nan$/ }

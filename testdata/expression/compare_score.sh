@@ -20,10 +20,8 @@ set -eu
 checkout=$(cd "$1" && pwd)
 exprs=$2
 bin=${3:-bin/tlbo-native}
-here=$(cd "$(dirname "$0")" && pwd)
-out=${TMPDIR:-/tmp}/compare_expression_score
-mkdir -p "$out"
-grep -v '^[[:space:]]*$' "$exprs" >"$out/in.txt" || true # blank lines left out on both sides
+. "$(dirname "$0")/../compare/lib.sh"
+compare_setup compare_expression_score "$exprs"
 /usr/bin/python3 - "$checkout/weighted_retraining/expr/expr_data.py" "$out/in.txt" >"$out/ref.txt" <<'PY'
 import ast
 import sys
@@ -40,4 +38,4 @@ for v in score_function(exprs):
 PY
 # ours: the score, then for a failure a tab and its reason
 "$bin" score expression <"$out/in.txt" 2>/dev/null | cut -f1 >"$out/ours.txt" || true
-paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | awk -f "$here/../compare/relcompare.awk"
+paste "$out/in.txt" "$out/ref.txt" "$out/ours.txt" | compare_lines

@@ -2,7 +2,8 @@
 """Scores molecules with GuacaMol's own code, to check internal/task/molecule/objectives against it.
 
 make_fixtures.py writes GuacaMol's definitions again (GuacaMol is not installable here); this script
-runs GuacaMol's source itself: its goal-directed benchmarks' objectives (standard_benchmarks.py),
+runs GuacaMol's source itself: the objectives of its goal-directed suite v2 (benchmark_suites.py, with
+their targets as GuacaMol writes them) and standard_benchmarks.isomers_c7h8n2o2,
 with Debian's python3-rdkit, numpy and scipy. Get the source with
 `git clone https://github.com/BenevolentAI/guacamol` (checked at 60ebe1f). Its package imports fcd and
 tqdm, which the goal-directed scores never call; this script puts empty stand-ins for them on the path.
@@ -20,42 +21,59 @@ import os
 import sys
 import tempfile
 
-# PMO's names for GuacaMol's benchmarks (TDC's oracles are these functions).
-BENCHMARKS = {
-    'celecoxib_rediscovery': lambda sb: sb.similarity(
-        smiles='CC1=CC=C(C=C1)C1=CC(=NN1C1=CC=C(C=C1)S(N)(=O)=O)C(F)(F)F', name='Celecoxib',
-        fp_type='ECFP4', threshold=1.0, rediscovery=True),
-    'troglitazone_rediscovery': lambda sb: sb.similarity(
-        smiles='Cc1c(C)c2OC(C)(COc3ccc(CC4SC(=O)NC4=O)cc3)CCc2c(C)c1O', name='Troglitazone',
-        fp_type='ECFP4', threshold=1.0, rediscovery=True),
-    'thiothixene_rediscovery': lambda sb: sb.similarity(
-        smiles='CN(C)S(=O)(=O)c1ccc2Sc3ccccc3C(=CCCN4CCN(C)CC4)c2c1', name='Thiothixene',
-        fp_type='ECFP4', threshold=1.0, rediscovery=True),
-    'albuterol_similarity': lambda sb: sb.similarity(
-        smiles='CC(C)(C)NCC(O)c1ccc(O)c(CO)c1', name='Albuterol', fp_type='FCFP4', threshold=0.75),
-    'mestranol_similarity': lambda sb: sb.similarity(
-        smiles='COc1ccc2[C@H]3CC[C@@]4(C)[C@@H](CC[C@@]4(O)C#C)[C@@H]3CCc2c1', name='Mestranol',
-        fp_type='AP', threshold=0.75),
-    'isomers_c7h8n2o2': lambda sb: sb.isomers_c7h8n2o2(),
-    'isomers_c9h10n2o2pf2cl': lambda sb: sb.isomers_c9h10n2o2pf2cl(),
-    'median1': lambda sb: sb.median_camphor_menthol(),
-    'median2': lambda sb: sb.median_tadalafil_sildenafil(),
-    'osimertinib_mpo': lambda sb: sb.hard_osimertinib(),
-    'fexofenadine_mpo': lambda sb: sb.hard_fexofenadine(),
-    'ranolazine_mpo': lambda sb: sb.ranolazine_mpo(),
-    'perindopril_mpo': lambda sb: sb.perindopril_rings(),
-    'amlodipine_mpo': lambda sb: sb.amlodipine_rings(),
-    'sitagliptin_mpo': lambda sb: sb.sitagliptin_replacement(),
-    'zaleplon_mpo': lambda sb: sb.zaleplon_with_other_formula(),
-    'valsartan_smarts': lambda sb: sb.valsartan_smarts(),
-    'deco_hop': lambda sb: sb.decoration_hop(),
-    'scaffold_hop': lambda sb: sb.scaffold_hop(),
+# PMO's names for GuacaMol's benchmarks (TDC's oracles are these), by the names GuacaMol gives them:
+# all but one are in its goal_directed_suite_v2, built by GuacaMol's own code with its own targets.
+SUITE_NAMES = {
+    'celecoxib_rediscovery': 'Celecoxib rediscovery',
+    'troglitazone_rediscovery': 'Troglitazone rediscovery',
+    'thiothixene_rediscovery': 'Thiothixene rediscovery',
+    'albuterol_similarity': 'Albuterol similarity',
+    'mestranol_similarity': 'Mestranol similarity',
+    'isomers_c9h10n2o2pf2cl': 'C9H10N2O2PF2Cl',
+    'median1': 'Median molecules 1',
+    'median2': 'Median molecules 2',
+    'osimertinib_mpo': 'Osimertinib MPO',
+    'fexofenadine_mpo': 'Fexofenadine MPO',
+    'ranolazine_mpo': 'Ranolazine MPO',
+    'perindopril_mpo': 'Perindopril MPO',
+    'amlodipine_mpo': 'Amlodipine MPO',
+    'sitagliptin_mpo': 'Sitagliptin MPO',
+    'zaleplon_mpo': 'Zaleplon MPO',
+    'valsartan_smarts': 'Valsartan SMARTS',
+    'deco_hop': 'Deco Hop',
+    'scaffold_hop': 'Scaffold Hop',
 }
+# isomers_c7h8n2o2 is in PMO but not in the v2 suite: standard_benchmarks.isomers_c7h8n2o2().
+OBJECTIVES = ['qed'] + list(SUITE_NAMES)[:5] + ['isomers_c7h8n2o2'] + list(SUITE_NAMES)[5:]
 
 
-def stand_ins():
-    """A directory with empty fcd and tqdm packages, enough for GuacaMol's imports."""
-    d = tempfile.mkdtemp(prefix='guacamol-stubs-')
+def guacamol_objectives(names):
+    """The score functions of the objectives called names, from GuacaMol's code."""
+    from rdkit import Chem
+    from rdkit.Chem import QED
+    import guacamol.benchmark_suites as suites
+    import guacamol.standard_benchmarks as sb
+    suite = {b.name: b for b in suites.goal_directed_suite_v2()}
+
+    def qed(s):
+        m = Chem.MolFromSmiles(s)
+        return -1.0 if m is None else QED.qed(m)
+
+    out = []
+    for n in names:
+        if n == 'qed':
+            out.append(qed)
+        elif n == 'isomers_c7h8n2o2':
+            out.append(sb.isomers_c7h8n2o2().objective.score)
+        elif n in SUITE_NAMES:
+            out.append(suite[SUITE_NAMES[n]].objective.score)
+        else:
+            sys.exit(f'check_guacamol.py: unknown objective {n!r}')
+    return out
+
+
+def stand_ins(d):
+    """Writes empty fcd and tqdm packages into d, enough for GuacaMol's imports."""
     os.makedirs(os.path.join(d, 'fcd'))
     with open(os.path.join(d, 'fcd', '__init__.py'), 'w') as f:
         f.write('def load_ref_model(*a, **k):\n    raise NotImplementedError\n'
@@ -68,7 +86,6 @@ def stand_ins():
                 '    def __iter__(self):\n        return iter(self.iterable)\n'
                 '    def update(self, *a, **k):\n        pass\n'
                 '    def close(self):\n        pass\n')
-    return d
 
 
 def main():
@@ -76,26 +93,15 @@ def main():
     p.add_argument('checkout')
     p.add_argument('smiles')
     p.add_argument('out')
-    p.add_argument('--objectives', default='qed,' + ','.join(BENCHMARKS))
+    p.add_argument('--objectives', default=','.join(OBJECTIVES))
     a = p.parse_args()
-    sys.path[:0] = [os.path.abspath(a.checkout), stand_ins()]
-    from rdkit import Chem, RDLogger
-    from rdkit.Chem import QED
-    import guacamol.standard_benchmarks as sb
-    RDLogger.DisableLog('rdApp.*')
-
     names = a.objectives.split(',')
-    scorers = []
-    for n in names:
-        if n == 'qed':
-            def qed(s):
-                m = Chem.MolFromSmiles(s)
-                return -1.0 if m is None else QED.qed(m)
-            scorers.append(qed)
-        elif n in BENCHMARKS:
-            scorers.append(BENCHMARKS[n](sb).objective.score)
-        else:
-            sys.exit(f'check_guacamol.py: unknown objective {n!r}')
+    with tempfile.TemporaryDirectory(prefix='guacamol-stand-ins-') as d:
+        stand_ins(d)
+        sys.path[:0] = [os.path.abspath(a.checkout), d]
+        from rdkit import RDLogger
+        RDLogger.DisableLog('rdApp.*')
+        scorers = guacamol_objectives(names)
     with open(a.smiles) as f:
         smiles = [line.strip() for line in f if line.strip()]
     tmp = a.out + '.tmp'

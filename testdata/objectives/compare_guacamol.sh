@@ -12,18 +12,16 @@ set -eu
 checkout=$1
 smiles=$2
 bin=${3:-bin/tlbo-native}
-here=$(cd "$(dirname "$0")" && pwd)
-out=${TMPDIR:-/tmp}/compare_guacamol
-mkdir -p "$out"
-grep -v '^[[:space:]]*$' "$smiles" >"$out/in.txt" || true # blank lines left out on both sides
-/usr/bin/python3 "$here/check_guacamol.py" "$checkout" "$out/in.txt" "$out/ref.tsv" ${OBJECTIVES:+--objectives "$OBJECTIVES"}
+. "$(dirname "$0")/../compare/lib.sh"
+compare_setup compare_guacamol "$smiles"
+/usr/bin/python3 "$(dirname "$0")/check_guacamol.py" "$checkout" "$out/in.txt" "$out/ref.tsv" ${OBJECTIVES:+--objectives "$OBJECTIVES"}
 names=$(head -1 "$out/ref.tsv" | cut -f2- | tr '\t' ' ')
 col=2
 for n in $names; do
 	# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
 	"$bin" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
 	tail -n +2 "$out/ref.tsv" | cut -f1,$col | paste - "$out/ours-$n.txt" |
-		awk -f "$here/../compare/relcompare.awk" -v name="$n"
+		compare_lines "$n"
 	col=$((col + 1))
 done >"$out/report.txt"
 grep -v "$(printf '\ttheirs ')" "$out/report.txt" || true
