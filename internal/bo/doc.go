@@ -89,7 +89,11 @@
 // version's new objects), redrawn while they decode to an invalid or
 // already-seen object (at most RandomDraws times); "prior" draws from the
 // prior N(0, I) with the novelty check of BO instead (what "random" meant
-// before; runs made then resume as "prior").
+// before; runs made then resume as "prior"). Draws and the novelty check's
+// perturbations are decoded ten at a time, since a batch costs about as
+// much as one point, except for a PointwiseDecoder (the molecule task's
+// greedy JT-VAE), which decodes per point and takes its width's worth; the
+// objects found are the same, without paying for the rest of a batch.
 //
 // Runs are resumable: every query is appended to DIR/journal.jsonl and
 // flushed to disk before the next one starts, each model version is saved

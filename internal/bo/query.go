@@ -13,8 +13,20 @@ import (
 )
 
 // perturbBatch is how many perturbed points (or random draws) are decoded at
-// once: decoding a batch costs about as much as decoding one point.
+// once: decoding a batch costs about as much as decoding one point, unless
+// the model says otherwise (decodeBatch).
 const perturbBatch = 10
+
+// decodeBatch is how many perturbed points or random draws a decode call
+// takes: perturbBatch, or fewer for a PointwiseDecoder.
+func (r *runner[O]) decodeBatch() int {
+	if p, ok := r.model.(PointwiseDecoder); ok {
+		if w := p.DecodeWidth(); w > 0 {
+			return min(w, perturbBatch)
+		}
+	}
+	return perturbBatch
+}
 
 // query proposes, decodes and evaluates the next query. It returns a Stop
 // instead when the maximal EI is below tau (never on a version's first
@@ -199,8 +211,9 @@ func (r *runner[O]) decodeNovel(q *Query, z []float64, a int) (obj O, valid, dup
 	tried = [][]float64{z}
 	rng := randFrom(attemptSeed(r.cfg.Seed, streamPerturb, i, a))
 	sigma := r.cfg.PerturbSigma
-	for t := 0; t < r.cfg.PerturbTries; t += perturbBatch {
-		n := min(perturbBatch, r.cfg.PerturbTries-t)
+	batch := r.decodeBatch()
+	for t := 0; t < r.cfg.PerturbTries; t += batch {
+		n := min(batch, r.cfg.PerturbTries-t)
 		zs := make([][]float64, n)
 		for b := range zs {
 			zs[b] = make([]float64, len(z))
@@ -262,8 +275,9 @@ func (r *runner[O]) drawNovel(q *Query, point func(*rand.Rand) []float64, limit 
 	fallback := -1 // first valid draw, else 0
 	var fbZ []float64
 	var fbObj O
-	for d := 0; d < limit; d += perturbBatch {
-		zs := make([][]float64, min(perturbBatch, limit-d))
+	batch := r.decodeBatch()
+	for d := 0; d < limit; d += batch {
+		zs := make([][]float64, min(batch, limit-d))
 		for b := range zs {
 			zs[b] = point(rng)
 		}

@@ -58,6 +58,19 @@ type Model[O any] interface {
 	Load(path string) error
 }
 
+// PointwiseDecoder is implemented by a Model whose decoding costs about the
+// same per point however many points share a call, and whose objects depend
+// neither on the seed nor on the other points of the call (the molecule
+// task's greedy JT-VAE decoding: a tree search and an assembly per
+// molecule). DecodeWidth returns how many points it decodes at the cost of
+// one (its parallel workers; 0: it is not such a model now). The loop then
+// decodes perturbations and random draws that many at a time instead of
+// ten, so that it stops paying at the first new object; it finds the same
+// objects either way.
+type PointwiseDecoder interface {
+	DecodeWidth() int
+}
+
 // RetrainRequest is the data and schedule of one retraining.
 type RetrainRequest[O any] struct {
 	// Objects are the training objects, Scores their task scores (in the

@@ -25,7 +25,10 @@ type Model[O, E any] struct {
 	refused map[string]error // why objects were refused as examples, by key
 }
 
-var _ bo.Model[string] = (*Model[string, models.Dense])(nil)
+var (
+	_ bo.Model[string]    = (*Model[string, models.Dense])(nil)
+	_ bo.PointwiseDecoder = (*Model[string, models.Dense])(nil)
+)
 
 // OpenModel loads the pretrained checkpoint req.Path onto env.Device (bound,
 // see Spec.Bind) with a trainer for req.ELBO. A zero req.Beta takes the
@@ -114,6 +117,15 @@ func (m *Model[O, E]) Decode(z *mat.Dense, seed uint64) ([]O, []bool, error) {
 		flat = append(flat, z.RawRowView(i)...)
 	}
 	return m.d.s.Decode(m.net, flat, m.decode, seed)
+}
+
+// DecodeWidth is the task's decode width under the model's decoding
+// options (bo.PointwiseDecoder); 0 when the task has none.
+func (m *Model[O, E]) DecodeWidth() int {
+	if m.d.s.DecodeWidth == nil {
+		return 0
+	}
+	return m.d.s.DecodeWidth(m.decode)
 }
 
 // Retrain trains the network for req.Epochs passes over the objects (a

@@ -232,6 +232,11 @@ type Spec[O, E any] struct {
 	NewNetwork func(env *Env, latent int) (models.VAE[E], error)
 	// Decode decodes n latent points (row-major) with the network.
 	Decode func(net models.VAE[E], z []float64, opts DecodeOptions, seed uint64) ([]O, []bool, error)
+	// DecodeWidth, when set, is how many points Decode handles at the cost
+	// of one under opts, if its cost is per point and its objects depend
+	// neither on the seed nor on the other points of a call, else 0
+	// (bo.PointwiseDecoder). Optional.
+	DecodeWidth func(opts DecodeOptions) int
 	// Augment, when set, transforms each retraining mini-batch (e.g. the
 	// topology task's rotations and flips).
 	Augment models.Augment[E]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,6 +114,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		Bind:         bind,
 		NewNetwork:   newNetwork,
 		Decode:       decode,
+		DecodeWidth:  decodeWidth,
 		Report:       report,
 		ReadObjects:  ReadSmiles,
 		WriteObjects: task.WriteLines,
@@ -529,6 +531,18 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 		}
 	}
 	return out, valid, nil
+}
+
+// decodeWidth is the number of molecules a greedy decoding handles at
+// once, its workers: each molecule costs its own tree search and assembly,
+// and greedy molecules depend on nothing but their latent point. Sampled
+// decoding draws each row from the seed's stream for its place in the call,
+// so it reports 0.
+func decodeWidth(opts task.DecodeOptions) int {
+	if !opts.Greedy && opts.Attempts > 0 {
+		return 0
+	}
+	return workerCount(int(decodeWorkers.Load()), math.MaxInt)
 }
 
 // importCheckpoint converts the authors' JT-VAE checkpoint with the

@@ -380,3 +380,25 @@ func TestSameMolecule(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWidth: greedy decoding reports its workers (one per CPU for 0)
+// as the loop's decode width, sampled decoding none, since its rows draw
+// from the seed's stream for their place in a call.
+func TestDecodeWidth(t *testing.T) {
+	defer setDecodeWorkers(int(decodeWorkers.Load()))
+	for _, c := range []struct {
+		workers int
+		opts    task.DecodeOptions
+		want    int
+	}{
+		{3, task.DecodeOptions{Greedy: true}, 3},
+		{3, task.DecodeOptions{}, 3},
+		{0, task.DecodeOptions{Greedy: true, Attempts: 5}, workerCount(0, math.MaxInt)},
+		{3, task.DecodeOptions{Attempts: 5}, 0},
+	} {
+		setDecodeWorkers(c.workers)
+		if got := decodeWidth(c.opts); got != c.want {
+			t.Errorf("workers %d, %+v: width %d, want %d", c.workers, c.opts, got, c.want)
+		}
+	}
+}
