@@ -91,6 +91,12 @@ type TrainingState struct {
 	Val   *Losses `json:"val_losses,omitempty"`
 }
 
+// LastBeta returns the KL weight of the training's last step (the
+// schedule's initial weight before any step): Beta.Final once its annealing
+// is done, less for a training stopped before (icml18-jtnn's fast_molvae
+// schedule heads for 1 but stands at 0.026 after 10 ZINC epochs).
+func (s *TrainingState) LastBeta() float64 { return s.Beta.At(max(s.Step-1, 0)) }
+
 // Origin identifies the checkpoint a fine-tuning started from: its file as
 // given, its digest, and how far its own training had gone.
 type Origin struct {

@@ -122,3 +122,27 @@ func countLabelled(ys []float64) int {
 	}
 	return n
 }
+
+// TestLastBeta: the KL weight a training ended at, from its step count, for
+// fast_molvae's schedule stopped after 10 ZINC epochs (65,200 steps: 0.026,
+// the shipped molecule-lbo.pt's), after one step, before any, and for a
+// finished annealing.
+func TestLastBeta(t *testing.T) {
+	molvae := LinearBeta(0, 1, 0.002, 2000, 39999)
+	expr := AnnealedBeta(1e-6, 0.04, 500)
+	for _, c := range []struct {
+		s    TrainingState
+		want float64
+	}{
+		{TrainingState{Beta: molvae, Step: 65200}, 0.026},
+		{TrainingState{Beta: molvae, Step: 40000}, 0},
+		{TrainingState{Beta: molvae, Step: 40001}, 0.002},
+		{TrainingState{Beta: expr, Step: 0}, 1e-6},
+		{TrainingState{Beta: expr, Step: 100000}, 0.04},
+		{TrainingState{Beta: FixedBeta(1e-3), Step: 6520}, 1e-3},
+	} {
+		if got := c.s.LastBeta(); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v after %d steps: %v, want %v", c.s.Beta, c.s.Step, got, c.want)
+		}
+	}
+}

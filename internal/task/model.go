@@ -32,8 +32,7 @@ var (
 
 // OpenModel loads the pretrained checkpoint req.Path onto env.Device (bound,
 // see Spec.Bind) with a trainer for req.ELBO. A zero req.Beta takes the
-// final KL weight of the checkpoint's training schedule (the task's when it
-// has none).
+// task's retraining KL weight (retrainBeta).
 func (d *Defined[O, E]) OpenModel(env *Env, req ModelRequest) (*Model[O, E], error) {
 	obj, err := d.s.Objective(env)
 	if err != nil {
@@ -51,10 +50,7 @@ func (d *Defined[O, E]) openModel(env *Env, req ModelRequest, obj Objective[O]) 
 	}
 	beta := req.Beta
 	if beta == 0 {
-		beta = d.s.Defaults.Beta.Final
-		if h.Training != nil {
-			beta = h.Training.Beta.Final
-		}
+		beta = d.retrainBeta(h)
 	}
 	tr, err := models.NewTrainer(net, models.TrainOptions{ELBO: req.ELBO, Beta: models.FixedBeta(beta), LR: req.LR,
 		BatchSize: req.BatchSize, GradClip: req.GradClip, Device: env.Device, Seed: env.Seed})
@@ -64,6 +60,20 @@ func (d *Defined[O, E]) openModel(env *Env, req ModelRequest, obj Objective[O]) 
 	}
 	tr.Augment = d.s.Augment
 	return &Model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{}}, nil
+}
+
+// retrainBeta is the KL weight of retraining a network with header h: the
+// task's Defaults.RetrainBeta when it fixes one, else the weight the
+// network's training ended at (so that retraining continues the ELBO it
+// was trained on), else the final weight of the task's schedule.
+func (d *Defined[O, E]) retrainBeta(h models.Header) float64 {
+	switch {
+	case d.s.Defaults.RetrainBeta > 0:
+		return d.s.Defaults.RetrainBeta
+	case h.Training != nil:
+		return h.Training.LastBeta()
+	}
+	return d.s.Defaults.Beta.Final
 }
 
 // LatentDim is the size of the latent points.

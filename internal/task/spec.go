@@ -36,7 +36,11 @@ type Defaults struct {
 	// MetricWeight is beta_metric and Eta the metric threshold; PredWeight
 	// is beta_TP; Nu the soft triplet's smoothing temperature (0: unset).
 	MetricWeight, Eta, PredWeight, Nu float64
-	// Retraining in the BO loop.
+	// Retraining in the BO loop. RetrainBeta, when positive, is its KL
+	// weight whatever the pretrained network was trained at; 0: the weight
+	// the network's training ended at (models.TrainingState.LastBeta; Beta's
+	// final weight for a network without a training record).
+	RetrainBeta                         float64
 	InitialRetrainEpochs, RetrainEpochs float64
 	RetrainBatchSize                    int
 	RetrainGradClip                     float64
@@ -129,8 +133,8 @@ type ReportOptions struct {
 type ModelRequest struct {
 	// Path is the pretrained checkpoint.
 	Path string
-	// ELBO is the retraining objective; Beta its KL weight (0: the final
-	// weight of the checkpoint's schedule).
+	// ELBO is the retraining objective; Beta its KL weight (0: the task's,
+	// Defaults.RetrainBeta).
 	ELBO      models.ELBO
 	Beta      float64
 	LR        float64
@@ -263,7 +267,8 @@ func (s Spec[O, E]) Validate() error {
 	case len(s.Networks) == 0:
 		return fmt.Errorf("task %s: no network kinds", s.Name)
 	case s.Defaults.Epochs < 1 || s.Defaults.BatchSize < 1 || !(s.Defaults.LR > 0) || math.IsNaN(s.Defaults.K) ||
-		!(s.Defaults.PlateauFactor > 0 && s.Defaults.PlateauFactor < 1) || !(s.Defaults.PlateauFloor > 0 && s.Defaults.PlateauFloor <= 1):
+		!(s.Defaults.PlateauFactor > 0 && s.Defaults.PlateauFactor < 1) || !(s.Defaults.PlateauFloor > 0 && s.Defaults.PlateauFloor <= 1) ||
+		!(s.Defaults.RetrainBeta >= 0) || math.IsInf(s.Defaults.RetrainBeta, 1):
 		return fmt.Errorf("task %s: incomplete defaults %+v", s.Name, s.Defaults)
 	}
 	for _, o := range s.Options {
