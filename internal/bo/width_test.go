@@ -46,23 +46,21 @@ func TestDecodeWidth(t *testing.T) {
 	cases := []struct {
 		strategy bo.Strategy
 		repeats  bo.Repeats
-		grid     float64
-		budget   int
 	}{
 		// the novelty check's perturbations (under "skip" the loop does not
 		// perturb, and its ball fallback keeps the best of a whole batch)
-		{bo.StrategyBO, bo.RepeatsAuthors, 0.25, 12},
-		{bo.StrategyRandom, bo.RepeatsAuthors, 0.25, 12},
-		{bo.StrategyRandom, bo.RepeatsSkip, 0.25, 12},
-		{bo.StrategyPrior, bo.RepeatsSkip, 0.25, 12},
+		{bo.StrategyBO, bo.RepeatsAuthors},
+		{bo.StrategyRandom, bo.RepeatsAuthors},
+		{bo.StrategyRandom, bo.RepeatsSkip},
+		{bo.StrategyPrior, bo.RepeatsSkip},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s-%s", c.strategy, c.repeats), func(t *testing.T) {
 			cfg := toyConfig()
-			cfg.Strategy, cfg.Repeats, cfg.Budget, cfg.SamplesPerModel = c.strategy, c.repeats, c.budget, 0
+			cfg.Strategy, cfg.Repeats, cfg.Budget, cfg.SamplesPerModel = c.strategy, c.repeats, 12, 0
 			run := func(width int) (*bo.Result, int) {
 				m := &pointwiseModel{Model: p.Model(), Width: width}
-				m.Grid = c.grid
+				m.Grid = 0.25 // a coarse grid: known objects, perturbations and redraws
 				res, err := bo.Run[[]float64](cfg, p.Task(), m, data, bo.Options{Dir: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
