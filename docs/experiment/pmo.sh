@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The PMO benchmark (Gao et al., NeurIPS 2022 datasets track) on the molecule
-# task: T-LBO and random sampling on a list of PMO tasks, several seeds each,
+# task: T-LBO and prior sampling on a list of PMO tasks, several seeds each,
 # then `analyze pmo` (top-1/10/100 AUC over the budget's oracle calls, the
 # top-10 diversity) and `plot --metric top10` per task.
 #
@@ -23,12 +23,9 @@
 # tlbo is T-LBO with the soft triplet retraining, prior samples the VAE's
 # prior N(0, I), the authors' random baseline for molecules, with the same
 # retraining; random, uniform draws in the encoded data's box as the
-# authors' expression random search, is there too but a poor baseline here:
-# with a PMO run's few hundred points the box's edges are its extreme points,
-# so decoded molecules widen it version after version (mean |z| 21 at the
-# start of a 900-call run, 38 at its end, against about 7.5 for prior
-# samples), and its molecules grow large and slow to decode. All from
-# VAE.pt), INITIAL (100), DATA_FLAGS (where
+# authors' expression random search, is there too but a poor baseline here,
+# measured in docs/experiment/README.md section 4. All from VAE.pt),
+# INITIAL (100), DATA_FLAGS (where
 # the data set is, e.g. "--molecules DIR/molecules.npz" or "--data-dir DIR";
 # default: the data directory's molecules.npz), OPT_FLAGS (more optimize
 # flags, e.g. "--retrain-every 100 --inducing 200"), DEVICE (cpu), THREADS

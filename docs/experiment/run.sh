@@ -20,11 +20,8 @@
 # prior: sampling the VAE's prior N(0, I), --strategy prior; lbo-q10tr: LBO
 # with --q 10 --trust-region; lbo-best1: LBO with EI's incumbent the best
 # target, --best-quantile 1). The molecule task's random baseline is prior
-# sampling, the authors' own for molecules (their chem loop has "opt" and
-# "sample", no box search): uniform draws in the box of 56 encoder-mean
-# dimensions land far outside the prior (mean |z| 21 against about 7.5 for
-# prior samples, growing to 38 over a 900-query PMO run as decoded molecules
-# widen the box), so they decode large, slow, unrepresentative molecules.
+# sampling, the authors' own for molecules; docs/experiment/README.md
+# section 4 measures why box draws are not.
 set -euo pipefail
 out=${1:?usage: run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]}
 epochs=${2:?usage: run.sh OUT_DIR EPOCHS [BUDGET] [SEEDS...]}

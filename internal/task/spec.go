@@ -133,8 +133,9 @@ type ReportOptions struct {
 type ModelRequest struct {
 	// Path is the pretrained checkpoint.
 	Path string
-	// ELBO is the retraining objective; Beta its KL weight (0: the task's,
-	// Defaults.RetrainBeta).
+	// ELBO is the retraining objective; Beta its KL weight (0: the task's
+	// Defaults.RetrainBeta, else the weight the checkpoint's training ended
+	// at).
 	ELBO      models.ELBO
 	Beta      float64
 	LR        float64
