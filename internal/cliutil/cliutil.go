@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
@@ -26,7 +27,8 @@ func DeviceFlag() cli.Flag {
 
 // ThreadsFlag is --threads of the verbs that run networks.
 func ThreadsFlag() cli.Flag {
-	return &cli.IntFlag{Name: "threads", Usage: "libtorch intra-op threads (0: libtorch's default)"}
+	return &cli.IntFlag{Name: "threads", Usage: "threads of libtorch (intra-op) and of OpenBLAS (the GP, and libtorch's matrix products) " +
+		"(0: libtorch's default, and OPENBLAS_NUM_THREADS or all cores)"}
 }
 
 // DataDirFlag is --data-dir of the verbs that read a task's data set.
@@ -35,12 +37,16 @@ func DataDirFlag() cli.Flag {
 		", then shared/data in the working directory or above it)"}
 }
 
-// SetupTorch applies the --device and --threads flags.
+// SetupTorch applies the --device and --threads flags. --threads bounds
+// OpenBLAS too: its idle threads spin (sched_yield) while waiting for work,
+// so on a machine shared with other jobs its default of one thread per core
+// spent up to half of a single-threaded run's CPU time in the kernel.
 func SetupTorch(c *cli.Context) (torch.Device, error) {
 	if n := c.Int("threads"); n > 0 {
 		if err := torch.SetNumThreads(n); err != nil {
 			return torch.Device{}, err
 		}
+		openblas.SetThreads(n)
 	} else if n < 0 {
 		return torch.Device{}, fmt.Errorf("--threads %d: want >= 0", n)
 	}
