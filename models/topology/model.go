@@ -39,13 +39,17 @@ const DefaultLatent = 20
 // leakySlope is nn.LeakyReLU's default negative slope, which the authors use.
 const leakySlope = 0.01
 
-// Widths of the bottleneck: 128 channels of 5x5 and the 800-wide dense layer.
+// Widths of the bottleneck: 128 channels of 5x5, flattened to 3200 values.
 const (
 	bottleneckChannels = 128
 	bottleneckSide     = Size / 8
 	flatSize           = bottleneckChannels * bottleneckSide * bottleneckSide
-	denseWidth         = 800
 )
+
+// AuthorsDenseWidth is the width of the authors' dense layers between the
+// flattened bottleneck and the latent space, on both sides. Their two
+// 3200 x 800 matrices hold 5.12 of the network's 5.76 million parameters.
+const AuthorsDenseWidth = 800
 
 // evalBatch bounds the batches of DecodeProbs.
 const evalBatch = 4096
@@ -54,17 +58,34 @@ const evalBatch = 4096
 type Config struct {
 	// Latent is the latent dimension (20; 2 for a latent map).
 	Latent int `json:"latent_dim"`
+	// DenseWidth is the width of the dense layer on each side of the latent
+	// space (0, as in headers written before it could be set: the authors'
+	// 800). A narrower one makes a much smaller network with the same
+	// convolutions.
+	DenseWidth int `json:"dense_width,omitempty"`
 }
 
-// DefaultConfig returns the paper's network: latent 20.
-func DefaultConfig() Config { return Config{Latent: DefaultLatent} }
+// DefaultConfig returns the paper's network: latent 20, dense width 800.
+func DefaultConfig() Config { return Config{Latent: DefaultLatent, DenseWidth: AuthorsDenseWidth} }
 
 // Validate checks the sizes.
 func (c Config) Validate() error {
 	if c.Latent < 1 {
 		return fmt.Errorf("topology VAE config: latent_dim %d, want >= 1", c.Latent)
 	}
+	if c.DenseWidth < 0 {
+		return fmt.Errorf("topology VAE config: dense_width %d, want >= 1 (0: the authors' %d)", c.DenseWidth, AuthorsDenseWidth)
+	}
 	return nil
+}
+
+// Width returns the dense layers' width: DenseWidth, or the authors' 800
+// when it is 0.
+func (c Config) Width() int {
+	if c.DenseWidth == 0 {
+		return AuthorsDenseWidth
+	}
+	return c.DenseWidth
 }
 
 // Model is the conv VAE. It implements models.VAE[models.Dense].
@@ -87,7 +108,8 @@ func bn(n int64) nn.Layer { return nn.NewBatchNorm(n) }
 
 // newEncoder is the authors' _build_encoder: the indices of the layers are
 // the state-dict names.
-func newEncoder(latent int) *nn.Sequential {
+func newEncoder(latent, width int) *nn.Sequential {
+	w := int64(width)
 	return nn.NewSequential(
 		conv(1, 16, 1), lrelu(), // 0, 1
 		conv(16, 32, 2), bn(32), lrelu(), // 2, 3, 4
@@ -97,16 +119,17 @@ func newEncoder(latent int) *nn.Sequential {
 		conv(64, 128, 2), bn(128), lrelu(), // 12, 13, 14
 		conv(128, 128, 1), lrelu(), // 15, 16
 		nn.NewFunc(func(x *torch.Tensor) *torch.Tensor { return x.Flatten(1, -1) }), // 17
-		nn.NewLinear(flatSize, denseWidth), lrelu(),                                 // 18, 19
-		nn.NewLinear(denseWidth, int64(2*latent)), // 20
+		nn.NewLinear(flatSize, w), lrelu(), // 18, 19
+		nn.NewLinear(w, int64(2*latent)), // 20
 	)
 }
 
 // newDecoder is the authors' _build_decoder (logits out, no sigmoid).
-func newDecoder(latent int) *nn.Sequential {
+func newDecoder(latent, width int) *nn.Sequential {
+	w := int64(width)
 	return nn.NewSequential(
-		nn.NewLinear(int64(latent), denseWidth), lrelu(), // 0, 1
-		nn.NewLinear(denseWidth, flatSize), lrelu(), // 2, 3
+		nn.NewLinear(int64(latent), w), lrelu(), // 0, 1
+		nn.NewLinear(w, flatSize), lrelu(), // 2, 3
 		nn.NewFunc(func(x *torch.Tensor) *torch.Tensor { // 4: UnFlatten(128, 5)
 			return x.Reshape(-1, bottleneckChannels, bottleneckSide, bottleneckSide)
 		}),
@@ -126,7 +149,7 @@ func New(cfg Config) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{cfg: cfg, encoder: newEncoder(cfg.Latent), decoder: newDecoder(cfg.Latent)}
+	m := &Model{cfg: cfg, encoder: newEncoder(cfg.Latent, cfg.Width()), decoder: newDecoder(cfg.Latent, cfg.Width())}
 	m.RegisterModule("encoder", m.encoder)
 	m.RegisterModule("decoder", m.decoder)
 	if err := m.Err(); err != nil {

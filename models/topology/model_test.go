@@ -1,8 +1,11 @@
 package topology
 
 import (
+	"encoding/json"
 	"hash/fnv"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,5 +250,62 @@ func TestConfigAndDecodeErrors(t *testing.T) {
 	defer sc.Close()
 	if _, err := m.Collate(sc, []models.Dense{make([]float32, 10)}); err == nil {
 		t.Fatal("a 10-pixel example collated")
+	}
+}
+
+// TestDenseWidth builds a narrow network, checks its dense layers' shapes and
+// size, and round-trips it through a checkpoint; a header written before the
+// width could be set (no dense_width) reads as the authors' 800.
+func TestDenseWidth(t *testing.T) {
+	if _, err := New(Config{Latent: 2, DenseWidth: -1}); err == nil {
+		t.Fatal("dense width -1 accepted")
+	}
+	m, err := New(Config{Latent: 3, DenseWidth: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	shapes := map[string][]int64{}
+	params := int64(0)
+	for _, n := range m.NamedParameters() {
+		s := n.Tensor.Shape()
+		shapes[n.Name] = s
+		size := int64(1)
+		for _, d := range s {
+			size *= d
+		}
+		params += size
+	}
+	for name, want := range map[string][]int64{"encoder.18.weight": {16, 3200}, "encoder.20.weight": {6, 16},
+		"decoder.0.weight": {16, 3}, "decoder.2.weight": {3200, 16}} {
+		if !slices.Equal(shapes[name], want) {
+			t.Fatalf("%s: shape %v, want %v", name, shapes[name], want)
+		}
+	}
+	// The dense layers: 3200*16+16 + 16*6+6 (encoder), 3*16+16 + 16*3200+3200
+	// (decoder); the rest is the authors' convolutions and batch norms, the
+	// same at every width (5,755,209 parameters in all at the authors' 800).
+	dense := int64(3200*16 + 16 + 16*6 + 6 + 3*16 + 16 + 16*3200 + 3200)
+	if convs := int64(291360 + 291009); params != dense+convs { // encoder, decoder
+		t.Fatalf("%d parameters, want %d dense + %d others", params, dense, convs)
+	}
+	path := filepath.Join(t.TempDir(), "narrow.pt")
+	if err := models.SaveNetwork(path, m); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(path, torch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Close()
+	if got := back.Config(); got != (Config{Latent: 3, DenseWidth: 16}) {
+		t.Fatalf("loaded config %+v", got)
+	}
+	var old Config
+	if err := json.Unmarshal([]byte(`{"latent_dim": 20}`), &old); err != nil || old.Width() != AuthorsDenseWidth {
+		t.Fatalf("old header: %+v (%v), width %d", old, err, old.Width())
+	}
+	if DefaultConfig().Width() != 800 {
+		t.Fatalf("default width %d, want the authors' 800", DefaultConfig().Width())
 	}
 }

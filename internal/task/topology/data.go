@@ -24,6 +24,7 @@ const (
 	optTarget     = "target"
 	optTargetSeed = "target-seed"
 	optN          = "n"
+	optDenseWidth = "dense-width"
 )
 
 // syntheticN is the number of designs solved for --synthetic-data when no

@@ -58,6 +58,8 @@ func TaskSpec() task.Spec[Design, models.Dense] {
 			task.IntOption(optTargetSeed, 0, 0, "seed of the held-out target's index in the data set",
 				task.VerbScore, task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.IntOption(optN, 10000, 1, "number of designs to solve", task.VerbData),
+			task.IntOption(optDenseWidth, conv.AuthorsDenseWidth, 1, "width of a new VAE's dense layers on each side of the latent "+
+				"space (the authors': 800)", task.VerbTrain),
 		}, task.ProgramOptions()...),
 		Networks:     []string{conv.NetworkKind},
 		Objective:    objective,
@@ -182,8 +184,11 @@ func scoreArgs(env *task.Env, args []string) error {
 	return nil
 }
 
-func newNetwork(_ *task.Env, latent int) (models.VAE[models.Dense], error) {
+func newNetwork(env *task.Env, latent int) (models.VAE[models.Dense], error) {
 	cfg := conv.DefaultConfig()
+	if w := env.Opts.Int(optDenseWidth); w > 0 {
+		cfg.DenseWidth = w
+	}
 	if latent > 0 {
 		cfg.Latent = latent
 	}
@@ -247,13 +252,13 @@ func report(env *task.Env, net models.VAE[models.Dense], val []models.Dense, _ t
 // importCheckpoint converts the authors' TopologyVAE (a Lightning checkpoint
 // or a bare state dict: encoder.*, decoder.*, and BaseVAE's prior_mu and
 // prior_sigma, which are dropped with a note) into a checkpoint of ours; the
-// latent size is read from the encoder's last layer.
+// latent size and the dense width are read from the encoder's dense layers.
 func importCheckpoint(env *task.Env, req task.ImportRequest) error {
-	latent, err := importedLatent(req.From)
+	cfg, err := importedConfig(req.From)
 	if err != nil {
 		return err
 	}
-	net, err := conv.New(conv.Config{Latent: latent})
+	net, err := conv.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -233,7 +233,7 @@ func TestScoreVerb(t *testing.T) {
 func TestTrainOptimizeFlow(t *testing.T) {
 	tk := typed(t)
 	dir := writeDataDir(t, randomDesigns(70, 2))
-	env := testEnv(dir, nil)
+	env := testEnv(dir, task.Values{optDenseWidth: 32})
 	elbo, err := models.ParseELBO("t")
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +281,9 @@ func TestTrainOptimizeFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer net.Close()
+	if w := net.Config().Width(); w != 32 {
+		t.Fatalf("trained with --dense-width 32: width %d", w)
+	}
 	png := filepath.Join(t.TempDir(), "map.png")
 	if err := LatentMap(net, png, 5, 3); err != nil {
 		t.Fatal(err)
@@ -293,12 +296,13 @@ func TestTrainOptimizeFlow(t *testing.T) {
 // TestImport writes the authors' two checkpoint layouts (a bare state dict
 // with the BaseVAE prior buffers, and Lightning's state_dict.-prefixed one
 // with other entries) from a network, imports both and checks that the
-// imported network encodes exactly as the original.
+// imported network encodes exactly as the original. The network's dense
+// width is not the authors' 800, so the import must read it from the file.
 func TestImport(t *testing.T) {
 	if err := torch.ManualSeed(11); err != nil {
 		t.Fatal(err)
 	}
-	src, err := conv.New(conv.Config{Latent: 2})
+	src, err := conv.New(conv.Config{Latent: 2, DenseWidth: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
