@@ -48,6 +48,21 @@ func TestSetThreads(t *testing.T) {
 	}
 }
 
+// TestOneThread checks that OneThread gives one thread and restores the count.
+func TestOneThread(t *testing.T) {
+	old := Threads()
+	defer SetThreads(old)
+	SetThreads(2)
+	restore := OneThread()
+	if got := Threads(); got != 1 {
+		t.Fatalf("under OneThread, Threads() = %d", got)
+	}
+	restore()
+	if got := Threads(); got != 2 {
+		t.Fatalf("after OneThread's restore, Threads() = %d, want 2", got)
+	}
+}
+
 func TestThreadsFromEnv(t *testing.T) {
 	t.Setenv("TLBO_BLAS_THREADS", "3")
 	if n, err := threadsFromEnv(); err != nil || n != 3 {

@@ -70,3 +70,13 @@ func SingleThreadUnlessSet() {
 		SetThreads(1)
 	}
 }
+
+// OneThread gives OpenBLAS one thread and returns what restores the count it
+// had. Work that runs its own goroutines in parallel, each calling BLAS,
+// takes it for its duration: OpenBLAS's threads would multiply the workers,
+// and its idle ones spin.
+func OneThread() (restore func()) {
+	n := Threads()
+	SetThreads(1)
+	return func() { SetThreads(n) }
+}

@@ -98,8 +98,7 @@ func Generate(ctx context.Context, o GenerateOptions) (string, error) {
 		}
 	}
 	// A single OpenBLAS thread per solve: the parallelism is across designs.
-	defer openblas.SetThreads(openblas.Threads())
-	openblas.SetThreads(1)
+	defer openblas.OneThread()()
 	if err := solveChunks(ctx, o, parts, todo, o.N-len(todo), have); err != nil {
 		return "", err
 	}

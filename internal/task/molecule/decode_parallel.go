@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
@@ -188,7 +189,10 @@ func splitRows(n, k int) [][2]int {
 
 // runWorkers calls f(w, i) for i in [0, n) on workers goroutines (w the
 // worker, 0 <= w < workers), the workers taking the next i as they finish,
-// each on its own locked OS thread; one worker runs on the caller's.
+// each on its own locked OS thread; one worker runs on the caller's. With
+// several workers OpenBLAS (libtorch's matrix products) runs one thread a
+// call: its default of one per core made two workers 20-30% slower on a
+// loaded 2-core machine (BenchmarkDecodePrior).
 func runWorkers(workers, n int, f func(w, i int)) {
 	run := func(w int, next *atomic.Int64) {
 		runtime.LockOSThread()
@@ -202,6 +206,7 @@ func runWorkers(workers, n int, f func(w, i int)) {
 		run(0, &next)
 		return
 	}
+	defer openblas.OneThread()()
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -230,10 +231,16 @@ func TestDecodeWorkers(t *testing.T) {
 	}
 	zs := z[:12*56]
 	sampled1, _ := run(1, true, zs)
+	// Workers run OpenBLAS on one thread each and give its count back.
+	defer openblas.SetThreads(openblas.Threads())
+	openblas.SetThreads(3)
 	for _, w := range []int{2, 3, 7, 0} {
 		got, st := run(w, false, z)
 		if !slices.Equal(got, one) || counts(st) != counts(st1) {
 			t.Errorf("%d workers: %q (%+v), one worker %q (%+v)", w, got, st, one, st1)
+		}
+		if n := openblas.Threads(); n != 3 {
+			t.Errorf("%d workers left OpenBLAS at %d threads, want 3", w, n)
 		}
 		if got, _ := run(w, true, zs); !slices.Equal(got, sampled1) {
 			t.Errorf("%d workers, sampled: %q, one worker %q", w, got, sampled1)
