@@ -323,8 +323,47 @@ func groupKey(fs []Field) string {
 var labelPriority = []string{"task", "strategy", "elbo", "acq", "k", "retrain-every", "warp", "labelled-fraction", "kernel"}
 
 // groupLabels names each group by the fields whose values differ between
-// groups (strategy and ELBO when nothing differs).
+// groups (strategy and ELBO when nothing differs). Groups that those fields
+// leave with one label (LBO at q = 1 and at q = 10 beside random search) add
+// the other fields that differ among them.
 func groupLabels(groups []Group) []string {
+	differ := differing(groups, labelPriority)
+	if len(differ) == 0 {
+		differ = differing(groups, nil)
+	}
+	if len(differ) == 0 {
+		differ = []string{"strategy", "elbo"}
+	}
+	labels := make([]string, len(groups))
+	same := map[string][]int{}
+	for i, g := range groups {
+		labels[i] = fieldLabel(g, differ)
+		same[labels[i]] = append(same[labels[i]], i)
+	}
+	for _, idx := range same {
+		if len(idx) < 2 {
+			continue
+		}
+		sub := make([]Group, len(idx))
+		for k, i := range idx {
+			sub[k] = groups[i]
+		}
+		var more []string
+		for _, name := range differing(sub, nil) {
+			if !slices.Contains(differ, name) {
+				more = append(more, name)
+			}
+		}
+		for _, i := range idx {
+			labels[i] = strings.TrimSpace(labels[i] + " " + fieldLabel(groups[i], more))
+		}
+	}
+	return labels
+}
+
+// differing returns the fields among names (nil: every field but those
+// ignoredInGroup, sorted) whose values differ between the groups' runs.
+func differing(groups []Group, names []string) []string {
 	values := map[string]map[string]bool{}
 	for _, g := range groups {
 		for _, f := range g.Runs[0].Fields {
@@ -334,38 +373,36 @@ func groupLabels(groups []Group) []string {
 			values[f.Name][f.Value] = true
 		}
 	}
-	var differ []string
-	for _, name := range labelPriority {
+	if names == nil {
+		for name := range values {
+			if !slices.ContainsFunc(groups, func(g Group) bool { return ignoredInGroup(name, g.Runs[0].Fields) }) {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+	}
+	var out []string
+	for _, name := range names {
 		if len(values[name]) > 1 {
-			differ = append(differ, name)
+			out = append(out, name)
 		}
 	}
-	if len(differ) == 0 {
-		for name, vs := range values {
-			if len(vs) > 1 && !ignoredInGroups[name] {
-				differ = append(differ, name)
-			}
-		}
-		sort.Strings(differ)
+	return out
+}
+
+// fieldLabel is "name=value ..." of a group's first run for the names it has.
+func fieldLabel(g Group, names []string) string {
+	m := map[string]string{}
+	for _, f := range g.Runs[0].Fields {
+		m[f.Name] = f.Value
 	}
-	if len(differ) == 0 {
-		differ = []string{"strategy", "elbo"}
-	}
-	labels := make([]string, len(groups))
-	for i, g := range groups {
-		m := map[string]string{}
-		for _, f := range g.Runs[0].Fields {
-			m[f.Name] = f.Value
+	var parts []string
+	for _, name := range names {
+		if v, ok := m[name]; ok {
+			parts = append(parts, name+"="+v)
 		}
-		var parts []string
-		for _, name := range differ {
-			if v, ok := m[name]; ok {
-				parts = append(parts, name+"="+v)
-			}
-		}
-		labels[i] = strings.Join(parts, " ")
 	}
-	return labels
+	return strings.Join(parts, " ")
 }
 
 // meanStd returns the pointwise mean and sample standard deviation of the

@@ -171,6 +171,24 @@ func TestGroupCurves(t *testing.T) {
 	if g[0].Label != "strategy=bo" || g[1].Label != "strategy=random" {
 		t.Errorf("labels %q %q, want strategy=bo and strategy=random", g[0].Label, g[1].Label)
 	}
+	// LBO at q = 1 and at q = 10 with a trust region beside random search:
+	// the strategy alone would name both LBO groups alike.
+	withQ := func(strategy, q, tr, seed string) []bo.Field {
+		return []bo.Field{{"strategy", strategy}, {"seed", seed}, {"q", q}, {"trust-region", tr}, {"n-best", "2500"}}
+	}
+	lg := bo.GroupCurves([]bo.Curve{
+		{Dir: "q1", Fields: withQ("bo", "1", "false", "0"), Best: []float64{1}},
+		{Dir: "q10", Fields: withQ("bo", "10", "true", "0"), Best: []float64{1}},
+		{Dir: "r", Fields: withQ("random", "1", "false", "0"), Best: []float64{1}},
+		{Dir: "q10b", Fields: withQ("bo", "10", "true", "1"), Best: []float64{1}},
+	})
+	var labels []string
+	for _, x := range lg {
+		labels = append(labels, x.Label)
+	}
+	if want := []string{"strategy=bo q=1 trust-region=false", "strategy=bo q=10 trust-region=true", "strategy=random"}; !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
 	if g[0].Count() != "2 seeds" || g[1].Count() != "1 run" {
 		t.Errorf("counts %q %q, want 2 seeds and 1 run", g[0].Count(), g[1].Count())
 	}
