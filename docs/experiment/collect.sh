@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Copies the small result files of finished runs (config.json, results.npz,
-# journal.jsonl gzipped; not the model versions) from a run.sh output
+# journal.jsonl gzipped, initial.npz and molecules.png where present; not the
+# model versions) from a run.sh output
 # directory into a committed results directory, so that a later session can
 # add seeds and summarize.py / `tlbo-native plot` see every run.
 #
@@ -36,6 +37,11 @@ print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
   [ "$done" = yes ] || { echo "$name: unfinished, skipped"; continue; }
   mkdir -p "$dst/$name"
   cp "$run/config.json" "$run/results.npz" "$dst/$name/"
+  # A run with oracle calls at its start (--initial) needs initial.npz for analyze pmo and plot;
+  # the molecule task's picture of its best molecules is small.
+  for f in initial.npz molecules.png; do
+    [ -f "$run/$f" ] && cp "$run/$f" "$dst/$name/"
+  done
   # -n: no name or time stamp in the header, and an unchanged journal is
   # left alone, so that collecting again changes no committed file.
   gz="$dst/$name/journal.jsonl.gz"
@@ -44,8 +50,9 @@ print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
   fi
   echo "$name: copied"
 done
-for log in "$src"/pretrain-*.log; do
-  [ -f "$log" ] || continue
+logs=("$src"/pretrain-*.log)
+[ -f "${logs[0]}" ] || exit 0 # ready networks (VAE_LBO, VAE_T): no pretraining to summarise
+for log in "${logs[@]}"; do
   echo "== $(basename "$log" .log)"
   tr '\r' '\n' < "$log" | grep -E '^(training |seconds_per_epoch|val_|prior_validity|wall_seconds|cpu_seconds|checkpoint )' || true
 done > "$dst/pretraining.txt"
