@@ -268,13 +268,8 @@ func TestDenseWidth(t *testing.T) {
 	shapes := map[string][]int64{}
 	params := int64(0)
 	for _, n := range m.NamedParameters() {
-		s := n.Tensor.Shape()
-		shapes[n.Name] = s
-		size := int64(1)
-		for _, d := range s {
-			size *= d
-		}
-		params += size
+		shapes[n.Name] = n.Tensor.Shape()
+		params += n.Tensor.Numel()
 	}
 	for name, want := range map[string][]int64{"encoder.18.weight": {16, 3200}, "encoder.20.weight": {6, 16},
 		"decoder.0.weight": {16, 3}, "decoder.2.weight": {3200, 16}} {
@@ -297,7 +292,7 @@ func TestDenseWidth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back.Close()
+	defer back.Close()
 	if got := back.Config(); got != (Config{Latent: 3, DenseWidth: 16}) {
 		t.Fatalf("loaded config %+v", got)
 	}

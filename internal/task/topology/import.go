@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strings"
 
 	conv "github.com/tlbo-native/tlbo-native/models/topology"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -24,14 +25,14 @@ func importedConfig(path string) (conv.Config, error) {
 	defer torch.CloseNamed(sd)
 	var cfg conv.Config
 	for _, n := range sd {
-		switch n.Name {
-		case lastEncoderBias, "state_dict." + lastEncoderBias:
+		switch strings.TrimPrefix(n.Name, "state_dict.") { // Lightning's prefix
+		case lastEncoderBias:
 			s := n.Tensor.Shape()
 			if len(s) != 1 || s[0] < 2 || s[0]%2 != 0 {
 				return conv.Config{}, fmt.Errorf("import %s: %s has shape %v, want (2*latent)", path, n.Name, s)
 			}
 			cfg.Latent = int(s[0] / 2)
-		case denseEncoderBias, "state_dict." + denseEncoderBias:
+		case denseEncoderBias:
 			s := n.Tensor.Shape()
 			if len(s) != 1 || s[0] < 1 {
 				return conv.Config{}, fmt.Errorf("import %s: %s has shape %v, want (dense width)", path, n.Name, s)
