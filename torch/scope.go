@@ -1,6 +1,9 @@
 package torch
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Scope owns a group of tensors and releases them together, typically the
 // intermediates of one training step. A tensor produced by an op joins the
@@ -9,6 +12,7 @@ import "sync"
 type Scope struct {
 	mu      sync.Mutex
 	tensors []*Tensor
+	kept    map[*Tensor]struct{} // exempt from ReleaseSince
 }
 
 // NewScope returns an empty scope.
@@ -40,9 +44,88 @@ func (s *Scope) Len() int {
 func (s *Scope) Close() {
 	s.mu.Lock()
 	ts := s.tensors
-	s.tensors = nil
+	s.tensors, s.kept = nil, nil
+	for _, t := range ts {
+		t.scope = nil // released here, not searched for by Close
+	}
 	s.mu.Unlock()
 	for _, t := range ts {
 		t.Close()
+	}
+}
+
+// Mark returns how many tensors the scope holds, for ReleaseSince: a loop
+// whose steps make intermediates in a long-lived scope marks it before a
+// step and releases the step's tensors after it.
+func (s *Scope) Mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tensors)
+}
+
+// Keep exempts t, a tensor of the scope, from ReleaseSince: it stays in the
+// scope until Close (for a tensor made during a step that later steps read,
+// such as a grown buffer).
+func (s *Scope) Keep(t *Tensor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		s.kept = map[*Tensor]struct{}{}
+	}
+	s.kept[t] = struct{}{}
+}
+
+// ReleaseSince closes the tensors that joined the scope after mark (a value
+// of Mark), except those given to Keep, which stay in the scope.
+func (s *Scope) ReleaseSince(mark int) {
+	s.mu.Lock()
+	if mark < 0 || mark > len(s.tensors) {
+		s.mu.Unlock()
+		return
+	}
+	var drop []*Tensor
+	stay := s.tensors[:mark]
+	for _, t := range s.tensors[mark:] {
+		if _, ok := s.kept[t]; ok {
+			stay = append(stay, t)
+		} else {
+			t.scope = nil
+			drop = append(drop, t)
+		}
+	}
+	clear(s.tensors[len(stay):])
+	s.tensors = stay
+	s.mu.Unlock()
+	for _, t := range drop {
+		t.Close()
+	}
+}
+
+// Adopt moves t into s and returns it, so that it is released with s: an
+// op's result joins the scope of its first scoped operand, which for a
+// product of a long-lived table (a cache, a decoding's message table) is
+// the table's scope, where results would pile up until the table goes.
+func (s *Scope) Adopt(t *Tensor) *Tensor {
+	if t == nil || t.handle() == nil || t.scope == s {
+		return t
+	}
+	if old := t.scope; old != nil {
+		old.remove(t)
+	}
+	s.add(t)
+	return t
+}
+
+// remove takes t out of the scope (searched from the newest: Adopt takes
+// tensors just made).
+func (s *Scope) remove(t *Tensor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.tensors) - 1; i >= 0; i-- {
+		if s.tensors[i] == t {
+			s.tensors = slices.Delete(s.tensors, i, i+1)
+			delete(s.kept, t)
+			return
+		}
 	}
 }

@@ -97,6 +97,9 @@ func (t *Tensor) Close() {
 	if h == nil {
 		return
 	}
+	if s := t.scope; s != nil {
+		s.remove(t) // a long-lived scope would keep collecting closed tensors
+	}
 	t.cleanup.Stop()
 	freeHandle(h)
 }

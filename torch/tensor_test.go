@@ -256,6 +256,60 @@ func TestScopeOwnsDerivedTensors(t *testing.T) {
 	}
 }
 
+func TestScopeStepsAndAdopt(t *testing.T) {
+	settle()
+	live := LiveTensors()
+	long := NewScope()
+	table := long.Own(FromFloat32([]float32{1, 2, 3}, 3))
+	before := table.Mul(table) // made before the mark: stays
+
+	mark := long.Mark()
+	view := table.Narrow(0, 0, 2)
+	grown := long.Own(Zeros([]int64{6}, Float32, CPU))
+	long.Keep(grown)
+	if view.Scope() != long || long.Len() != 4 {
+		t.Fatalf("step tensors: view in %p, %d tensors in the scope", view.Scope(), long.Len())
+	}
+	long.ReleaseSince(mark)
+	if view.Err() == nil || grown.Err() != nil || before.Err() != nil || table.Err() != nil {
+		t.Fatalf("after ReleaseSince: view %v, kept %v, earlier %v, table %v", view.Err(), grown.Err(), before.Err(), table.Err())
+	}
+	if long.Len() != 3 {
+		t.Errorf("%d tensors left in the scope, want 3", long.Len())
+	}
+	long.ReleaseSince(long.Len() + 1) // a mark past the end releases nothing
+	if long.Len() != 3 {
+		t.Errorf("a mark past the end changed the scope to %d tensors", long.Len())
+	}
+
+	// A product of the long-lived table joins its scope; adopted, it goes
+	// with the step's scope instead.
+	step := NewScope()
+	sum := step.Adopt(table.Add(table))
+	if sum.Scope() != step || step.Len() != 1 || long.Len() != 3 {
+		t.Fatalf("adopted: in %p, step %d, long %d tensors", sum.Scope(), step.Len(), long.Len())
+	}
+	step.Close()
+	if sum.Err() == nil || long.Len() != 3 {
+		t.Errorf("step closed: sum %v, long scope %d tensors", sum.Err(), long.Len())
+	}
+
+	// Closing a scoped tensor takes it out of its scope, and an op's
+	// dropped results (EmbeddingBagSum keeps one of four) leave none behind.
+	early := table.Exp()
+	early.Close()
+	idx, offsets := long.Own(FromInt64([]int64{0, 2}, 2)), long.Own(FromInt64([]int64{0}, 1))
+	bag := table.Reshape(3, 1).EmbeddingBagSum(idx, offsets)
+	if long.Len() != 7 { // 3, the indices, offsets, reshaped table and sum
+		t.Errorf("%d tensors in the scope after an early close and a bag sum, want 7", long.Len())
+	}
+	wantValues(t, "bag sum", bag, []int64{1, 1}, []float64{4})
+	long.Close()
+	if got := LiveTensors() - live; got != 0 {
+		t.Errorf("%d tensors live after the scopes closed", got)
+	}
+}
+
 func TestConversionsAndSetData(t *testing.T) {
 	sc := NewScope()
 	defer sc.Close()

@@ -159,16 +159,13 @@ func (s *AssemblyScorer) score(cands []Candidate, cached bool) ([]float64, error
 			if input, first, err = s.g.inputTerms(bd, gi); err != nil {
 				return
 			}
-			// the rows gathered from the group's tables join its scope: released here
-			defer input.Close()
-			defer first.Close()
 			vec = m.jtmpn.forwardLevels(gi, input, first, s.g.table, s.g.tableH)
 		} else {
 			vec = m.jtmpn.forwardTree(gi, s.g.table, s.g.tableH)
 		}
 		z := s.zGraph
 		if m.cfg.BilinearAssembly {
-			z = m.aAssm.Forward(z)
+			z = sc.Adopt(m.aAssm.Forward(z))
 		} else {
 			vec = m.gMean.Forward(vec)
 		}
@@ -205,12 +202,12 @@ func (g *AssemblyScorers) inputTerms(bd *builder, gi graphInput) (input, first *
 		return nil, nil, err
 	}
 	idx := bd.ints(rows)
-	input, first = views[0].IndexSelect(0, idx), views[1].IndexSelect(0, idx)
+	// views of the group's tables would join the group's scope, and so would
+	// everything computed from them: the call's scope takes them
 	for _, v := range views {
-		if v.Scope() == g.sc { // a view of the group's tables
-			v.Close()
-		}
+		bd.sc.Adopt(v)
 	}
+	input, first = views[0].IndexSelect(0, idx), views[1].IndexSelect(0, idx)
 	return input, first, first.Err()
 }
 

@@ -136,7 +136,10 @@ func (m *Model) decodeTrees(sc *torch.Scope, zt *torch.Tensor, chem TreeChemistr
 		if len(active) == 0 {
 			break
 		}
-		if err = m.decodeStep(bd, lt, table, zt, dec, active, chem, rngs); err != nil {
+		mark := sc.Mark()
+		err = m.decodeStep(bd, lt, table, zt, dec, active, chem, rngs)
+		sc.ReleaseSince(mark) // a step's tensors: only the tables it grew outlive it
+		if err != nil {
 			return nil, err
 		}
 		if bd.err != nil {
@@ -177,16 +180,30 @@ func (t *msgTable) append(h *torch.Tensor) error {
 	k := h.Shape()[0]
 	if size := t.buf.Shape(); t.rows+k > size[0] {
 		buf := t.buf.NewZeros([]int64{max(2*size[0], t.rows+k), size[1]})
-		if err := buf.Narrow(0, 0, t.rows).Copy_(t.view()); err != nil {
+		if sc := buf.Scope(); sc != nil {
+			sc.Keep(buf) // outlives the step that grew it (decodeTrees releases each step's tensors)
+		}
+		old := t.view()
+		err := copyInto(buf.Narrow(0, 0, t.rows), old)
+		old.Close()
+		if err != nil {
 			return err
 		}
+		t.buf.Close() // views handed out before keep their storage
 		t.buf = buf
 	}
-	if err := t.buf.Narrow(0, t.rows, k).Copy_(h); err != nil {
+	if err := copyInto(t.buf.Narrow(0, t.rows, k), h); err != nil {
 		return err
 	}
 	t.rows += k
 	return nil
+}
+
+// copyInto copies src into dst, a view of the table made for the copy, and
+// closes dst (the table may outlive the caller's scope).
+func copyInto(dst, src *torch.Tensor) error {
+	defer dst.Close()
+	return dst.Copy_(src)
 }
 
 // gruRows runs the decoder's GRU once on messages with the given sender

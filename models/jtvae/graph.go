@@ -281,6 +281,19 @@ func (p *mpn) forwardTree(g graphInput, tree, treeH *torch.Tensor) *torch.Tensor
 	return p.forwardLevels(g, input, first, tree, treeH)
 }
 
+// addSum returns x plus a's sums of the rows of table, the sums in x's
+// scope: they would join table's, which may outlive the call (an assembly's
+// scorers share one table over a whole decoding).
+func addSum(x *torch.Tensor, a agg, table *torch.Tensor) *torch.Tensor {
+	s := a.sum(table)
+	if sc := x.Scope(); sc != nil {
+		sc.Adopt(s)
+	} else {
+		defer s.Close()
+	}
+	return x.Add(s)
+}
+
 // forwardLevels is forwardTree from the inputs' W_i image and, when there
 // are levels, the first level's W_h(ReLU(input)).
 func (p *mpn) forwardLevels(g graphInput, input, first, tree, treeH *torch.Tensor) *torch.Tensor {
@@ -295,13 +308,13 @@ func (p *mpn) forwardLevels(g graphInput, input, first, tree, treeH *torch.Tenso
 		}
 		nei := l.prev.sum(wh)
 		if treeH != nil {
-			nei = nei.Add(l.tree.sum(treeH))
+			nei = addSum(nei, l.tree, treeH)
 		}
 		msg = input.IndexSelect(0, l.base).Add(nei).Relu()
 	}
 	nei := g.atomIn.sum(msg)
 	if tree != nil {
-		nei = nei.Add(g.atomTree.sum(tree))
+		nei = addSum(nei, g.atomTree, tree)
 	}
 	atoms := p.Wo.Forward(torch.Cat([]*torch.Tensor{g.atoms, nei}, 1)).Relu()
 	return g.graphOf.sum(atoms).Div(g.size)
