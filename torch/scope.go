@@ -110,22 +110,34 @@ func (s *Scope) Adopt(t *Tensor) *Tensor {
 		return t
 	}
 	if old := t.scope; old != nil {
-		old.remove(t)
+		old.remove(t, 0)
 	}
 	s.add(t)
 	return t
 }
 
-// remove takes t out of the scope (searched from the newest: Adopt takes
-// tensors just made).
-func (s *Scope) remove(t *Tensor) {
+// closeSearch is how many of a scope's newest tensors Close looks through
+// to take a closed tensor out: an op's dropped results and a step's
+// temporaries are among them, and a search through a large scope on every
+// Close would cost a training step's thousands of tensors quadratic time.
+// A tensor closed further back stays listed, closed, until the scope goes.
+const closeSearch = 64
+
+// remove takes t out of the scope, searching its newest tensors (all when
+// depth <= 0), and reports whether it was there.
+func (s *Scope) remove(t *Tensor, depth int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := len(s.tensors) - 1; i >= 0; i-- {
+	stop := 0
+	if depth > 0 {
+		stop = max(0, len(s.tensors)-depth)
+	}
+	for i := len(s.tensors) - 1; i >= stop; i-- {
 		if s.tensors[i] == t {
 			s.tensors = slices.Delete(s.tensors, i, i+1)
 			delete(s.kept, t)
-			return
+			return true
 		}
 	}
+	return false
 }
