@@ -11,7 +11,8 @@ import (
 // enough to scope everything computed from them; module parameters stay out.
 type Scope struct {
 	mu      sync.Mutex
-	tensors []*Tensor
+	tensors []*Tensor            // in the order they joined
+	next    int                  // the number the next tensor to join gets (Tensor.seq)
 	kept    map[*Tensor]struct{} // exempt from ReleaseSince
 }
 
@@ -20,7 +21,8 @@ func NewScope() *Scope { return &Scope{} }
 
 func (s *Scope) add(t *Tensor) {
 	s.mu.Lock()
-	t.scope = s
+	t.scope, t.seq = s, s.next
+	s.next++
 	s.tensors = append(s.tensors, t)
 	s.mu.Unlock()
 }
@@ -54,13 +56,13 @@ func (s *Scope) Close() {
 	}
 }
 
-// Mark returns how many tensors the scope holds, for ReleaseSince: a loop
+// Mark returns a mark of the scope's present, for ReleaseSince: a loop
 // whose steps make intermediates in a long-lived scope marks it before a
 // step and releases the step's tensors after it.
 func (s *Scope) Mark() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.tensors)
+	return s.next
 }
 
 // Keep exempts t, a tensor of the scope, from ReleaseSince: it stays in the
@@ -79,13 +81,13 @@ func (s *Scope) Keep(t *Tensor) {
 // of Mark), except those given to Keep, which stay in the scope.
 func (s *Scope) ReleaseSince(mark int) {
 	s.mu.Lock()
-	if mark < 0 || mark > len(s.tensors) {
-		s.mu.Unlock()
-		return
+	first := len(s.tensors) // the tensors joined since mark are a suffix
+	for first > 0 && s.tensors[first-1].seq >= mark {
+		first--
 	}
 	var drop []*Tensor
-	stay := s.tensors[:mark]
-	for _, t := range s.tensors[mark:] {
+	stay := s.tensors[:first]
+	for _, t := range s.tensors[first:] {
 		if _, ok := s.kept[t]; ok {
 			stay = append(stay, t)
 		} else {

@@ -23,6 +23,7 @@ type Tensor struct {
 	h       unsafe.Pointer // the C.tlbo_tensor, nil once closed; accessed atomically so that one Close frees it
 	err     error
 	scope   *Scope
+	seq     int // its number in its scope (Scope.Mark)
 	cleanup runtime.Cleanup
 }
 
