@@ -18,3 +18,18 @@ compare_setup() {
 compare_lines() {
 	awk -f "$compare_dir/relcompare.awk" -v name="${1:-}"
 }
+
+# compare_objectives REF_TSV BIN: for each objective column of REF_TSV (a
+# header line "smiles<TAB>NAME..." then a line per molecule of $out/in.txt,
+# as check_guacamol.py and check_tdc.py write it), scores $out/in.txt with
+# `BIN score molecule --objective NAME` and compares the column with ours
+# (compare_lines NAME), all into $out/report.txt.
+compare_objectives() {
+	col=2
+	for n in $(head -1 "$1" | cut -f2- | tr '\t' ' '); do
+		# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
+		"$2" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
+		tail -n +2 "$1" | cut -f1,$col | paste - "$out/ours-$n.txt" | compare_lines "$n"
+		col=$((col + 1))
+	done >"$out/report.txt"
+}

@@ -15,15 +15,7 @@ bin=${3:-bin/tlbo-native}
 . "$(dirname "$0")/../compare/lib.sh"
 compare_setup compare_guacamol "$smiles"
 /usr/bin/python3 "$(dirname "$0")/check_guacamol.py" "$checkout" "$out/in.txt" "$out/ref.tsv" ${OBJECTIVES:+--objectives "$OBJECTIVES"}
-names=$(head -1 "$out/ref.tsv" | cut -f2- | tr '\t' ' ')
-col=2
-for n in $names; do
-	# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
-	"$bin" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
-	tail -n +2 "$out/ref.tsv" | cut -f1,$col | paste - "$out/ours-$n.txt" |
-		compare_lines "$n"
-	col=$((col + 1))
-done >"$out/report.txt"
+compare_objectives "$out/ref.tsv" "$bin"
 grep -v "$(printf '\ttheirs ')" "$out/report.txt" || true
 grep "$(printf '\ttheirs ')" "$out/report.txt" || true
 echo "mismatches $(grep -c "$(printf '\ttheirs ')" "$out/report.txt" || true)"

@@ -19,14 +19,6 @@ bin=${3:-bin/tlbo-native}
 compare_setup compare_tdc "$smiles"
 /usr/bin/python3 "$(dirname "$0")/check_tdc.py" "$checkout" "$out/in.txt" "$out/ref.tsv" \
 	${COMMIT:+--commit "$COMMIT"} ${OBJECTIVES:+--objectives "$OBJECTIVES"}
-names=$(head -1 "$out/ref.tsv" | cut -f2- | tr '\t' ' ')
-col=2
-for n in $names; do
-	# ours: SMILES, score and, for a failure, its reason, tab-separated (exit status 1 then)
-	"$bin" score molecule --objective "$n" <"$out/in.txt" 2>/dev/null | cut -f2 >"$out/ours-$n.txt" || true
-	tail -n +2 "$out/ref.tsv" | cut -f1,$col | paste - "$out/ours-$n.txt" |
-		compare_lines "$n"
-	col=$((col + 1))
-done >"$out/report.txt"
+compare_objectives "$out/ref.tsv" "$bin"
 grep -v "$(printf '\ttheirs ')" "$out/report.txt" || true
 echo "molecules that differ: $(grep -c "$(printf '\ttheirs ')" "$out/report.txt" || true) (objective, SMILES, theirs, ours: $out/report.txt)"
