@@ -20,7 +20,10 @@
 # Default tasks: zaleplon_mpo perindopril_mpo osimertinib_mpo ranolazine_mpo.
 #
 # Settings (environment): SEEDS (default "0 1 2"), METHODS ("tlbo prior":
-# tlbo is T-LBO with the soft triplet retraining, prior samples the VAE's
+# tlbo is T-LBO with the soft triplet retraining, tlbo-tr the same with
+# the acquisition kept in a TuRBO trust region around the best point
+# (--trust-region, as LOL-BO; T-LBO's own acquisition box is the encoded
+# data's, whose corners lie far outside the prior), prior samples the VAE's
 # prior N(0, I), the authors' random baseline for molecules, with the same
 # retraining; random, uniform draws in the encoded data's box as the
 # authors' expression random search, is there too but a poor baseline here,
@@ -70,9 +73,10 @@ for task in "${tasks[@]}"; do
   for method in "${methods[@]}"; do
     case $method in
       tlbo) args=(--strategy bo --elbo t) ;;
+      tlbo-tr) args=(--strategy bo --elbo t --trust-region) ;;
       prior) args=(--strategy prior --elbo t) ;;
       random) args=(--strategy random --elbo t) ;;
-      *) echo "pmo.sh: unknown method $method (tlbo, prior, random)" >&2; exit 2 ;;
+      *) echo "pmo.sh: unknown method $method (tlbo, tlbo-tr, prior, random)" >&2; exit 2 ;;
     esac
     for seed in "${seeds[@]}"; do
       dir="$out/$task/$method-seed$seed"
