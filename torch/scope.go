@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -81,10 +82,7 @@ func (s *Scope) Keep(t *Tensor) {
 // of Mark), except those given to Keep, which stay in the scope.
 func (s *Scope) ReleaseSince(mark int) {
 	s.mu.Lock()
-	first := len(s.tensors) // the tensors joined since mark are a suffix
-	for first > 0 && s.tensors[first-1].seq >= mark {
-		first--
-	}
+	first, _ := s.find(mark) // the tensors joined since mark are a suffix
 	var drop []*Tensor
 	stay := s.tensors[:first]
 	for _, t := range s.tensors[first:] {
@@ -112,34 +110,25 @@ func (s *Scope) Adopt(t *Tensor) *Tensor {
 		return t
 	}
 	if old := t.scope; old != nil {
-		old.remove(t, 0)
+		old.remove(t)
 	}
 	s.add(t)
 	return t
 }
 
-// closeSearch is how many of a scope's newest tensors Close looks through
-// to take a closed tensor out: an op's dropped results and a step's
-// temporaries are among them, and a search through a large scope on every
-// Close would cost a training step's thousands of tensors quadratic time.
-// A tensor closed further back stays listed, closed, until the scope goes.
-const closeSearch = 64
-
-// remove takes t out of the scope, searching its newest tensors (all when
-// depth <= 0), and reports whether it was there.
-func (s *Scope) remove(t *Tensor, depth int) bool {
+// remove takes t out of the scope (Close, Adopt).
+func (s *Scope) remove(t *Tensor) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	stop := 0
-	if depth > 0 {
-		stop = max(0, len(s.tensors)-depth)
+	if i, ok := s.find(t.seq); ok && s.tensors[i] == t {
+		s.tensors = slices.Delete(s.tensors, i, i+1)
+		delete(s.kept, t)
 	}
-	for i := len(s.tensors) - 1; i >= stop; i-- {
-		if s.tensors[i] == t {
-			s.tensors = slices.Delete(s.tensors, i, i+1)
-			delete(s.kept, t)
-			return true
-		}
-	}
-	return false
+}
+
+// find returns the place of the first tensor numbered seq or later, and
+// whether one is numbered seq: the tensors are in the order they joined, so
+// by number. The caller holds s.mu.
+func (s *Scope) find(seq int) (int, bool) {
+	return slices.BinarySearchFunc(s.tensors, seq, func(t *Tensor, seq int) int { return cmp.Compare(t.seq, seq) })
 }

@@ -99,7 +99,7 @@ func (t *Tensor) Close() {
 		return
 	}
 	if s := t.scope; s != nil {
-		s.remove(t, closeSearch) // a long-lived scope would keep collecting closed tensors
+		s.remove(t) // a long-lived scope would keep collecting closed tensors
 	}
 	t.cleanup.Stop()
 	freeHandle(h)

@@ -17,6 +17,7 @@ type AssemblyScorer struct {
 	g      *AssemblyScorers
 	rows   edgeIDs       // tree edge -> message id
 	zGraph *torch.Tensor // (1, latent graph)
+	zA     *torch.Tensor // A_assm(zGraph) with the bilinear switch, made at the first Score (in g's scope)
 	own    bool          // Close closes g
 }
 
@@ -165,7 +166,10 @@ func (s *AssemblyScorer) score(cands []Candidate, cached bool) ([]float64, error
 		}
 		z := s.zGraph
 		if m.cfg.BilinearAssembly {
-			z = sc.Adopt(m.aAssm.Forward(z))
+			if s.zA == nil { // the same for every call: computed once, alone as before
+				s.zA = m.aAssm.Forward(s.zGraph)
+			}
+			z = s.zA
 		} else {
 			vec = m.gMean.Forward(vec)
 		}

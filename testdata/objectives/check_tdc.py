@@ -40,9 +40,9 @@ OBJECTIVES = [
 DEFAULT_COMMIT = 'f8349f62'
 
 
-def load_oracles(checkout, commit):
-    """Returns TDC's oracle module at commit, with stand-ins for what RDKit 2022.09 and the
-    absent package lack."""
+def oracle_source(checkout, commit):
+    """Returns TDC's oracle file at commit, compiled, with stand-ins for what RDKit 2022.09 and
+    the absent package lack."""
     src = subprocess.run(['git', '-C', checkout, 'show', f'{commit}:tdc/chem_utils/oracle/oracle.py'],
                          check=True, capture_output=True, text=True).stdout
     stand_ins = {
@@ -53,8 +53,13 @@ def load_oracles(checkout, commit):
     for line, repl in stand_ins.items():
         if line in src:
             src = src.replace(line, repl)
+    return compile(src, f'{checkout}@{commit}:tdc/chem_utils/oracle/oracle.py', 'exec')
+
+
+def new_module(code):
+    """Returns a fresh module run from the compiled oracle file."""
     mod = types.ModuleType('tdc_oracle')
-    exec(compile(src, f'{checkout}@{commit}:tdc/chem_utils/oracle/oracle.py', 'exec'), mod.__dict__)
+    exec(code, mod.__dict__)
     return mod
 
 
@@ -73,7 +78,8 @@ def main():
     # A fresh module for each objective, as a PMO run scores with one oracle: at 0.3.6 some of
     # TDC's functions keep state in module globals that others of them overwrite (deco_hop scored
     # after the others in one module gives other values).
-    funcs = {n: getattr(load_oracles(a.checkout, a.commit), n) for n in names}
+    code = oracle_source(a.checkout, a.commit)
+    funcs = {n: getattr(new_module(code), n) for n in names}
     with open(a.smiles) as f:
         smiles = [s.strip() for s in f if s.strip()]
     with open(a.out, 'w') as out:
