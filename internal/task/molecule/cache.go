@@ -56,7 +56,7 @@ type CacheOptions struct {
 }
 
 // Cached is the featurisation of one molecule: its example, packed
-// (jtvae.Pack: a third of its size in memory; Collate unpacks), or the
+// (jtvae.Pack: a fourteenth of its size in memory; Collate unpacks), or the
 // reason it could not be featurised.
 type Cached struct {
 	Example jtvae.Example
