@@ -36,7 +36,9 @@
 #
 # Resumable: rerunning the script continues unfinished runs (optimize
 # --resume), skips finished ones (RUN_DIR.done holds the loop budget they
-# finished; a larger BUDGET extends them) and analyses everything again.
+# finished; a larger BUDGET extends them) and analyses everything again. Two
+# copies may run side by side (say, on other task lists): a run that one
+# copy holds, the other skips (runonce.sh).
 # Output: OUT_DIR/TASK/METHOD-seedS/ (runs, with .log), OUT_DIR/TASK/pmo-METHOD.txt
 # (analyze pmo), OUT_DIR/TASK/top10.png, and OUT_DIR/summary.txt (the mean
 # AUCs per task and method, and each method's top-10 AUC summed over tasks,
@@ -47,6 +49,7 @@
 # zaleplon_mpo, sitagliptin_mpo and the two isomer tasks, scored on the
 # leaderboard with TDC's 2022 code, docs/experiment/pmo-published.md).
 set -euo pipefail
+source "$(dirname "$0")/runonce.sh"
 usage="usage: pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]"
 vae=${1:?$usage}
 out=${2:?$usage}
@@ -83,18 +86,9 @@ for task in "${tasks[@]}"; do
     esac
     for seed in "${seeds[@]}"; do
       dir="$out/$task/$method-seed$seed"
-      if [ "$(cat "$dir.done" 2>/dev/null)" = "$loop" ]; then
-        continue
-      fi
-      start=$(date +%s)
-      if "$bin" optimize --task molecule --vae "$vae" --objective "$task" --initial "$initial" --budget "$loop" \
-        --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --resume "${args[@]}" "${dataf[@]}" "${optf[@]}" \
-        --seed "$seed" --run-dir "$dir" >>"$dir.log" 2>&1; then
-        echo "$loop" >"$dir.done"
-        echo "$task $method seed $seed: $(($(date +%s) - start))s, $(grep '^best score' "$dir.log" | tail -1)"
-      else
-        echo "$task $method seed $seed: FAILED, see $dir.log" >&2
-      fi
+      run_once "$dir" "$loop" "$task $method seed $seed" "$bin" optimize --task molecule --vae "$vae" \
+        --objective "$task" --initial "$initial" --budget "$loop" --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" \
+        --resume "${args[@]}" "${dataf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
     done
   done
 done

@@ -9,7 +9,8 @@
 #
 # Everything is resumable: rerunning the script continues unfinished
 # pretraining and runs (a run's log, RUN_DIR.log, keeps every segment) and
-# skips the runs finished with this budget (RUN_DIR.done holds it).
+# skips the runs finished with this budget (RUN_DIR.done holds it). Two copies
+# may run side by side: a run that one copy holds, the other skips (runonce.sh).
 # Extra flags: $TASK_FLAGS go to train and optimize
 # (e.g. TASK_FLAGS="--designs runs/topology/topology-2000.npz"), $TRAIN_FLAGS
 # to train only (e.g. "--batch-size 64"), $OPT_FLAGS to optimize only (e.g.
@@ -38,6 +39,7 @@ read -r -a optf <<<"${OPT_FLAGS:-}"
 mkdir -p "$out"
 
 source "$(dirname "$0")/pretrain.sh"
+source "$(dirname "$0")/runonce.sh"
 vae_lbo=${VAE_LBO:-$(pretrain lbo)}
 vae_t=${VAE_T:-$(pretrain t)}
 default_methods="random lbo tlbo"
@@ -56,17 +58,8 @@ for seed in "${seeds[@]}"; do
       *) echo "unknown method $method" >&2; exit 2 ;;
     esac
     dir="$out/$method-seed$seed"
-    if [ "$(cat "$dir.done" 2>/dev/null)" = "$budget" ]; then
-      continue # finished with this budget (a larger one resumes it)
-    fi
-    start=$(date +%s)
-    if "$bin" optimize --task "$task" --data-dir "$data" --budget "$budget" --device cpu --threads 1 --resume \
-      "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir" >> "$dir.log" 2>&1; then
-      echo "$budget" > "$dir.done"
-      echo "$method seed $seed: $(( $(date +%s) - start ))s, $(grep '^best score' "$dir.log" | tail -1)"
-    else
-      echo "$method seed $seed: FAILED, see $dir.log"
-    fi
+    run_once "$dir" "$budget" "$method seed $seed" "$bin" optimize --task "$task" --data-dir "$data" --budget "$budget" \
+      --device cpu --threads 1 --resume "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
   done
 done
 "$bin" plot --title "$task task, budget $budget, r = 50, k = 1e-3" --out "$out/$task.png" "$out"/*-seed*/
