@@ -10,6 +10,12 @@ import (
 	"sync"
 )
 
+// PackVersion names Pack's encoding, for packed examples kept on disk (the
+// molecule task's featurisation cache): it changes whenever the encoding
+// does, so that bytes packed otherwise are refused, not misread. 1 was gob
+// alone (before 2026-11-27), 2 is gob deflated.
+const PackVersion = 2
+
 // packed is what Pack encodes: the fields Collate reads.
 type packed struct {
 	Tree     Tree

@@ -28,8 +28,13 @@ const FeaturiserVersion = 3
 // build loses at most the shards in progress (about 6 s of work per worker).
 const DefaultShardSize = 256
 
-// shardMagic opens every shard file; the SHA-256 of the gob payload follows.
-const shardMagic = "tlbo-native jtvae examples\n"
+// packedShardMagic opens every shard file written now, and shardMagic
+// those written before 2026-11-27, which hold their examples unpacked; the
+// SHA-256 of the gob payload follows either.
+const (
+	packedShardMagic = "tlbo-native jtvae packed examples\n"
+	shardMagic       = "tlbo-native jtvae examples\n"
+)
 
 // CacheOptions configure CachedExamples and, as ScoreCacheOptions,
 // CachedScores.
@@ -74,14 +79,29 @@ func packCached(ex jtvae.Example, err error) Cached {
 	return Cached{Example: ex}
 }
 
-// shard is the content of one shard file: molecules Start.. of the data
-// set, with their SMILES (checked on reading) and examples or errors.
+// packedShard is the content of one shard file: molecules Start.. of the
+// data set, with their SMILES (checked on reading) and examples packed by
+// jtvae.Pack with encoding Pack (jtvae.PackVersion), or errors. Stored
+// packed, a shard reads back without decoding its examples, and ZINC's
+// shards take about a seventh of the disk.
+type packedShard struct {
+	Key    string
+	Start  int
+	Pack   int
+	Smiles []string
+	Packed [][]byte // nil where the molecule has an error
+	Errors []string // "" where the example is good
+}
+
+// shard is the content of a shard file written before 2026-11-27, with
+// its examples unpacked (Vocab left out: it is the cache's); such shards
+// are read, and rewritten packed.
 type shard struct {
 	Key      string
 	Start    int
 	Smiles   []string
-	Examples []jtvae.Example // Vocab left out: it is the cache's
-	Errors   []string        // "" where the example is good
+	Examples []jtvae.Example
+	Errors   []string
 }
 
 // CacheKey names the cache of a data set featurised over a vocabulary in
@@ -110,20 +130,17 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 	c := &shardCache[Cached]{
 		CacheOptions: o, name: "featurisation cache", dir: filepath.Join(o.Dir, key), ext: ".gob", size: o.ShardSize,
 		read: func(path string, lo int, smiles []string, out []Cached) error {
-			return readShard(path, key, lo, smiles, f.vocab, out)
+			old, err := readShard(path, key, lo, smiles, f.vocab, out)
+			if err == nil && old {
+				migrateShard(o, path, key, lo, smiles, out)
+			}
+			return err
 		},
 		compute: func(s string) Cached {
-			ex, err := f.Featurise(s)
-			return Cached{Example: ex, Err: err}
+			return packCached(f.Featurise(s))
 		},
 		write: func(path string, lo int, smiles []string, out []Cached) error {
-			if err := writeShard(path, key, lo, smiles, out); err != nil {
-				return err
-			}
-			for k, x := range out { // packed only now: the shard stores examples unpacked
-				out[k] = packCached(x.Example, x.Err)
-			}
-			return nil
+			return writeShard(path, key, lo, smiles, out)
 		},
 	}
 	return c.get(smiles)
@@ -131,21 +148,22 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 
 func shardPath(dir string, s int) string { return shardFile(dir, s, ".gob") }
 
-// writeShard writes molecules lo.. as one shard file: magic, SHA-256 of the
-// payload, gob payload. Gob because an example is ragged (trees, graphs,
-// groups of candidate graphs) and gob stores it as it is, with no flattening
-// code to keep in step with jtvae.Example, and compactly: one-hot 0 and 1
-// features take 1 and 3 bytes, small indices one. The examples of ex are
-// the featuriser's, not yet packed.
+// writeShard writes molecules lo.. (their examples packed) as one shard
+// file: magic, SHA-256 of the payload, gob payload. Gob because a packed
+// example is already a gob (jtvae.Pack), and the shard's other fields are
+// few.
 func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
-	sh := shard{Key: key, Start: lo, Smiles: smiles, Examples: make([]jtvae.Example, len(ex)), Errors: make([]string, len(ex))}
+	sh := packedShard{Key: key, Start: lo, Pack: jtvae.PackVersion, Smiles: smiles,
+		Packed: make([][]byte, len(ex)), Errors: make([]string, len(ex))}
 	for k, c := range ex {
-		if c.Err != nil {
+		switch {
+		case c.Err != nil:
 			sh.Errors[k] = c.Err.Error()
-			continue
+		case c.Example.Packed == nil:
+			return fmt.Errorf("featurisation cache %s: molecule %d not packed", path, lo+k)
+		default:
+			sh.Packed[k] = c.Example.Packed
 		}
-		sh.Examples[k] = c.Example
-		sh.Examples[k].Vocab = nil
 	}
 	var payload bytes.Buffer
 	if err := gob.NewEncoder(&payload).Encode(&sh); err != nil {
@@ -153,7 +171,7 @@ func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
 	}
 	sum := sha256.Sum256(payload.Bytes())
 	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		for _, b := range [][]byte{[]byte(shardMagic), sum[:], payload.Bytes()} {
+		for _, b := range [][]byte{[]byte(packedShardMagic), sum[:], payload.Bytes()} {
 			if _, err := w.Write(b); err != nil {
 				return err
 			}
@@ -162,42 +180,91 @@ func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
 	})
 }
 
-// readShard reads the shard of molecules lo.. into out, checking its
-// checksum, key, start and SMILES; an error names the file.
-func readShard(path, key string, lo int, smiles []string, v Vocab, out []Cached) error {
+// migrateShard rewrites a shard of the earlier, unpacked format packed
+// (its examples out, read from it and packed), so that it reads back
+// faster next time; a failure is noted on Log and leaves the old shard,
+// which still reads.
+func migrateShard(o CacheOptions, path, key string, lo int, smiles []string, out []Cached) {
+	if err := writeShard(path, key, lo, smiles, out); err != nil && o.Log != nil {
+		fmt.Fprintf(o.Log, "featurisation cache: rewriting %s packed: %v; it stays as it was\n", path, err)
+	}
+}
+
+// readShard reads the shard of molecules lo.. into out (packed), checking
+// its checksum, key, start, SMILES and packing; old reports a shard of the
+// earlier, unpacked format. An error names the file.
+func readShard(path, key string, lo int, smiles []string, v Vocab, out []Cached) (old bool, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	bad := func(what string, args ...any) error {
 		return fmt.Errorf("shard %s: %s", path, fmt.Sprintf(what, args...))
 	}
-	n := len(shardMagic) + sha256.Size
-	if len(b) < n || string(b[:len(shardMagic)]) != shardMagic {
-		return bad("not a featurisation cache shard")
+	var magic string
+	for _, m := range []string{packedShardMagic, shardMagic} {
+		if bytes.HasPrefix(b, []byte(m)) && len(b) >= len(m)+sha256.Size {
+			magic = m
+		}
 	}
-	if sum := sha256.Sum256(b[n:]); !bytes.Equal(sum[:], b[len(shardMagic):n]) {
-		return bad("corrupt (checksum mismatch)")
+	if magic == "" {
+		return false, bad("not a featurisation cache shard")
 	}
-	var sh shard
-	if err := gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&sh); err != nil {
-		return bad("corrupt: %v", err)
+	n := len(magic) + sha256.Size
+	if sum := sha256.Sum256(b[n:]); !bytes.Equal(sum[:], b[len(magic):n]) {
+		return false, bad("corrupt (checksum mismatch)")
+	}
+	var sh packedShard
+	old = magic == shardMagic
+	if old {
+		sh, err = decodeUnpackedShard(b[n:])
+	} else {
+		err = gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&sh)
+	}
+	if err != nil {
+		return false, bad("corrupt: %v", err)
 	}
 	switch {
 	case sh.Key != key || sh.Start != lo:
-		return bad("made for cache %s at molecule %d, want %s at %d", sh.Key, sh.Start, key, lo)
-	case !slices.Equal(sh.Smiles, smiles) || len(sh.Examples) != len(smiles) || len(sh.Errors) != len(smiles):
-		return bad("holds other molecules than the data set's %d..%d", lo, lo+len(smiles)-1)
+		return false, bad("made for cache %s at molecule %d, want %s at %d", sh.Key, sh.Start, key, lo)
+	case sh.Pack != jtvae.PackVersion:
+		return false, bad("packed with encoding %d, want %d", sh.Pack, jtvae.PackVersion)
+	case !slices.Equal(sh.Smiles, smiles) || len(sh.Packed) != len(smiles) || len(sh.Errors) != len(smiles):
+		return false, bad("holds other molecules than the data set's %d..%d", lo, lo+len(smiles)-1)
 	}
 	for k := range out {
-		if sh.Errors[k] != "" {
+		switch {
+		case sh.Errors[k] != "":
 			out[k] = Cached{Err: errors.New(sh.Errors[k])}
+		case len(sh.Packed[k]) == 0:
+			return false, bad("molecule %d has neither an example nor an error", lo+k)
+		default:
+			out[k] = Cached{Example: jtvae.Example{Packed: sh.Packed[k], Vocab: v, Smiles: smiles[k]}}
+		}
+	}
+	return old, nil
+}
+
+// decodeUnpackedShard decodes the payload of a shard of the earlier format,
+// whose examples are stored unpacked, and packs them.
+func decodeUnpackedShard(payload []byte) (packedShard, error) {
+	var sh shard
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&sh); err != nil {
+		return packedShard{}, err
+	}
+	p := packedShard{Key: sh.Key, Start: sh.Start, Pack: jtvae.PackVersion, Smiles: sh.Smiles,
+		Packed: make([][]byte, len(sh.Examples)), Errors: sh.Errors}
+	for k, ex := range sh.Examples {
+		if k < len(sh.Errors) && sh.Errors[k] != "" {
 			continue
 		}
-		sh.Examples[k].Vocab = v
-		out[k] = packCached(sh.Examples[k], nil)
+		packed, err := jtvae.Pack(ex)
+		if err != nil {
+			return packedShard{}, err
+		}
+		p.Packed[k] = packed.Packed
 	}
-	return nil
+	return p, nil
 }
 
 // cacheRoot returns the root of a cache of a data set file under the

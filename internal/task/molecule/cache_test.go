@@ -272,7 +272,7 @@ func TestCacheCorrupt(t *testing.T) {
 	}
 	must(t, os.WriteFile(shardPath(dir, 0), []byte("something else"), 0o644))
 	out := make([]Cached, 4)
-	if err := readShard(shardPath(dir, 0), filepath.Base(dir), 0, smiles[:4], f.vocab, out); err == nil ||
+	if _, err := readShard(shardPath(dir, 0), filepath.Base(dir), 0, smiles[:4], f.vocab, out); err == nil ||
 		!strings.Contains(err.Error(), shardPath(dir, 0)+": not a featurisation cache shard") {
 		t.Errorf("foreign file: %v", err)
 	}

@@ -9,16 +9,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
-// fixtureShard is the featurisation cache's shard as written since
-// FeaturiserVersion 3, spelled here apart from the code so that a change
-// of the format fails the tests: the magic line, the SHA-256 of the
-// payload, and a gob of this struct (gob matches fields by name).
+// fixtureShard is the featurisation cache's shard as written from
+// FeaturiserVersion 3 until 2026-11-27 (examples unpacked), and
+// fixturePackedShard as written since (examples packed by jtvae.Pack),
+// spelled here apart from the code so that a change of either format fails
+// the tests: the magic line, the SHA-256 of the payload, and a gob of the
+// struct (gob matches fields by name).
 type fixtureShard struct {
 	Key      string
 	Start    int
@@ -27,7 +30,19 @@ type fixtureShard struct {
 	Errors   []string
 }
 
-const fixtureMagic = "tlbo-native jtvae examples\n"
+type fixturePackedShard struct {
+	Key    string
+	Start  int
+	Pack   int
+	Smiles []string
+	Packed [][]byte
+	Errors []string
+}
+
+const (
+	fixtureMagic       = "tlbo-native jtvae examples\n"
+	fixturePackedMagic = "tlbo-native jtvae packed examples\n"
+)
 
 func writeFixtureShard(t *testing.T, path string, sh fixtureShard) {
 	t.Helper()
@@ -37,17 +52,45 @@ func writeFixtureShard(t *testing.T, path string, sh fixtureShard) {
 	must(t, os.WriteFile(path, slices.Concat([]byte(fixtureMagic), sum[:], payload.Bytes()), 0o644))
 }
 
-func readFixtureShard(t *testing.T, path string) fixtureShard {
+// readFixturePackedShard reads a shard of the packed format, failing t if
+// the file is not one.
+func readFixturePackedShard(t *testing.T, path string) fixturePackedShard {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	must(t, err)
-	n := len(fixtureMagic) + sha256.Size
-	if sum := sha256.Sum256(b[n:]); string(b[:len(fixtureMagic)]) != fixtureMagic || !bytes.Equal(sum[:], b[len(fixtureMagic):n]) {
-		t.Fatalf("%s: not a shard of the fixture's format", path)
+	n := len(fixturePackedMagic) + sha256.Size
+	if len(b) < n || string(b[:len(fixturePackedMagic)]) != fixturePackedMagic {
+		t.Fatalf("%s: not a shard of the packed fixture format", path)
 	}
-	var sh fixtureShard
+	if sum := sha256.Sum256(b[n:]); !bytes.Equal(sum[:], b[len(fixturePackedMagic):n]) {
+		t.Fatalf("%s: checksum mismatch", path)
+	}
+	var sh fixturePackedShard
 	must(t, gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&sh))
 	return sh
+}
+
+// checkPackedShards checks that the shards of dir are in the packed format
+// and hold smiles' molecules, each packed example unpacking to its fresh
+// featurisation (checkCached) and each error as featurisation's.
+func checkPackedShards(t *testing.T, dir string, smiles []string, f *Featuriser) {
+	t.Helper()
+	var got []Cached
+	for s := 0; 4*s < len(smiles); s++ {
+		sh := readFixturePackedShard(t, filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)))
+		if sh.Key != filepath.Base(dir) || sh.Start != 4*s || sh.Pack != jtvae.PackVersion ||
+			!slices.Equal(sh.Smiles, smiles[4*s:4*s+4]) || len(sh.Packed) != 4 || len(sh.Errors) != 4 {
+			t.Fatalf("shard %d: key %s, start %d, packing %d, smiles %v", s, sh.Key, sh.Start, sh.Pack, sh.Smiles)
+		}
+		for k := range sh.Packed {
+			c := Cached{Example: jtvae.Example{Packed: sh.Packed[k], Vocab: f.vocab, Smiles: sh.Smiles[k]}}
+			if sh.Errors[k] != "" {
+				c = Cached{Err: errors.New(sh.Errors[k])}
+			}
+			got = append(got, c)
+		}
+	}
+	checkCached(t, got, smiles, f)
 }
 
 // readOnly reads the examples of smiles from the cache, failing t if any
@@ -65,9 +108,10 @@ func readOnly(t *testing.T, o CacheOptions, f *Featuriser, smiles []string) {
 	}
 }
 
-// TestCacheFormat: shards written in the format spelled by the fixture are
-// read without featurising anything, and shards the cache writes read as
-// the fixture's format, in the same directory and file names.
+// TestCacheFormat: shards written in the earlier, unpacked format spelled
+// by the fixture are read without featurising anything and rewritten in
+// the packed format; shards the cache writes read as the packed fixture
+// format, in the same directory and file names.
 func TestCacheFormat(t *testing.T) {
 	smiles, f := cacheMolecules(t)
 	var log bytes.Buffer
@@ -89,24 +133,33 @@ func TestCacheFormat(t *testing.T) {
 		writeFixtureShard(t, filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)), sh)
 	}
 	readOnly(t, o, f, smiles)
+	checkPackedShards(t, dir, smiles, f) // rewritten packed
+	readOnly(t, o, f, smiles)
 
 	log.Reset()
 	o = cacheOptions(t.TempDir(), &log)
 	if _, err := CachedExamples(o, f, smiles); err != nil {
 		t.Fatal(err)
 	}
-	for s := range 4 {
-		sh := readFixtureShard(t, filepath.Join(o.Dir, filepath.Base(dir), fmt.Sprintf("shard-%05d.gob", s)))
-		if sh.Key != filepath.Base(dir) || sh.Start != 4*s || !slices.Equal(sh.Smiles, smiles[4*s:4*s+4]) || len(sh.Examples) != 4 || len(sh.Errors) != 4 {
-			t.Errorf("shard %d: key %s, start %d, smiles %v", s, sh.Key, sh.Start, sh.Smiles)
-			continue
-		}
-		for k, ex := range sh.Examples {
-			if ex.Vocab != nil || ex.Packed != nil || (sh.Errors[k] == "") == (len(ex.Tree.Labels) == 0) {
-				t.Errorf("shard %d molecule %d: vocabulary %v, packed %d bytes, error %q", s, k, ex.Vocab != nil, len(ex.Packed), sh.Errors[k])
-			}
-		}
+	dir = filepath.Join(o.Dir, filepath.Base(dir))
+	checkPackedShards(t, dir, smiles, f)
+
+	// A shard packed with another encoding is refused and made again.
+	path := filepath.Join(dir, "shard-00001.gob")
+	sh := readFixturePackedShard(t, path)
+	sh.Pack++
+	var payload bytes.Buffer
+	must(t, gob.NewEncoder(&payload).Encode(&sh))
+	sum := sha256.Sum256(payload.Bytes())
+	must(t, os.WriteFile(path, slices.Concat([]byte(fixturePackedMagic), sum[:], payload.Bytes()), 0o644))
+	log.Reset()
+	if _, err := CachedExamples(o, f, smiles); err != nil {
+		t.Fatal(err)
 	}
+	if want := fmt.Sprintf("%s: packed with encoding %d, want %d; rebuilding", path, jtvae.PackVersion+1, jtvae.PackVersion); !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log.String(), want)
+	}
+	checkPackedShards(t, dir, smiles, f)
 }
 
 // TestScoreCacheFormat: .npz shards of arrays smiles, score and error, as
