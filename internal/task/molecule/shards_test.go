@@ -44,12 +44,14 @@ const (
 	fixturePackedMagic = "tlbo-native jtvae packed examples\n"
 )
 
-func writeFixtureShard(t *testing.T, path string, sh fixtureShard) {
+// writeFixtureShard writes sh (a fixtureShard or fixturePackedShard) as a
+// shard file opened by magic.
+func writeFixtureShard(t *testing.T, path, magic string, sh any) {
 	t.Helper()
 	var payload bytes.Buffer
-	must(t, gob.NewEncoder(&payload).Encode(&sh))
+	must(t, gob.NewEncoder(&payload).Encode(sh))
 	sum := sha256.Sum256(payload.Bytes())
-	must(t, os.WriteFile(path, slices.Concat([]byte(fixtureMagic), sum[:], payload.Bytes()), 0o644))
+	must(t, os.WriteFile(path, slices.Concat([]byte(magic), sum[:], payload.Bytes()), 0o644))
 }
 
 // readFixturePackedShard reads a shard of the packed format, failing t if
@@ -130,7 +132,7 @@ func TestCacheFormat(t *testing.T) {
 			}
 			sh.Examples[k], sh.Examples[k].Vocab = ex, nil
 		}
-		writeFixtureShard(t, filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)), sh)
+		writeFixtureShard(t, filepath.Join(dir, fmt.Sprintf("shard-%05d.gob", s)), fixtureMagic, &sh)
 	}
 	readOnly(t, o, f, smiles)
 	checkPackedShards(t, dir, smiles, f) // rewritten packed
@@ -148,10 +150,7 @@ func TestCacheFormat(t *testing.T) {
 	path := filepath.Join(dir, "shard-00001.gob")
 	sh := readFixturePackedShard(t, path)
 	sh.Pack++
-	var payload bytes.Buffer
-	must(t, gob.NewEncoder(&payload).Encode(&sh))
-	sum := sha256.Sum256(payload.Bytes())
-	must(t, os.WriteFile(path, slices.Concat([]byte(fixturePackedMagic), sum[:], payload.Bytes()), 0o644))
+	writeFixtureShard(t, path, fixturePackedMagic, &sh)
 	log.Reset()
 	if _, err := CachedExamples(o, f, smiles); err != nil {
 		t.Fatal(err)
