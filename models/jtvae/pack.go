@@ -69,10 +69,10 @@ func (ex Example) Unpack() (Example, error) {
 	}
 	src := bytes.NewReader(ex.Packed)
 	r, ok := inflaters.Get().(io.ReadCloser)
-	if ok {
-		r.(flate.Resetter).Reset(src, nil)
-	} else {
+	if !ok {
 		r = flate.NewReader(src)
+	} else if err := r.(flate.Resetter).Reset(src, nil); err != nil {
+		return Example{}, fmt.Errorf("jtvae: unpack example: %w", err)
 	}
 	defer inflaters.Put(r)
 	var p packed
