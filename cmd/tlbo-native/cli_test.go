@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"go/build"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 )
 
 // runOut runs the command line with args and returns what it wrote.
@@ -150,4 +154,35 @@ func TestImportBoundaries(t *testing.T) {
 	check("../../internal/bench", func(p string) bool {
 		return strings.HasPrefix(p, "internal/task") || strings.HasPrefix(p, "models") || p == "torch"
 	})
+}
+
+// TestExitStatus: a run refused because another process holds its run
+// directory exits 75 (EX_TEMPFAIL), however deep the error is wrapped; any
+// other failure, a run directory that holds a run included, exits 1.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	lock, err := bo.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	inUse := bo.CheckRunDir(bo.Options{Dir: dir, Resume: true})
+	if inUse == nil {
+		t.Fatal("CheckRunDir on a locked run directory: no error")
+	}
+	if got := exitStatus(fmt.Errorf("optimize: %w", inUse)); got != exitInUse {
+		t.Errorf("exit status after %q: %d, want %d", inUse, got, exitInUse)
+	}
+	if err := os.WriteFile(filepath.Join(dir, bo.ConfigFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := bo.CheckRunDir(bo.Options{Dir: dir})
+	for _, err := range []error{held, errors.New("flag provided but not defined: -x")} {
+		if err == nil {
+			t.Fatal("CheckRunDir on a run directory holding a run, without --resume: no error")
+		}
+		if got := exitStatus(err); got != 1 {
+			t.Errorf("exit status after %q: %d, want 1", err, got)
+		}
+	}
 }

@@ -203,6 +203,8 @@ func TestProgramStartLocked(t *testing.T) {
 	}
 	if want := fmt.Sprintf("in use by another process (pid %d)", os.Getpid()); second == nil || !strings.Contains(second.Error(), want) {
 		t.Errorf("a second run while the first scores its start: %v, want an error with %q", second, want)
+	} else if got := exitStatus(second); got != exitInUse {
+		t.Errorf("a second run while the first scores its start: exit status %d, want %d", got, exitInUse)
 	}
 	if len(asked) != 1 {
 		t.Errorf("while the first run scored its first start object, the program was asked for %q: want that one object only", asked)

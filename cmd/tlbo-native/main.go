@@ -10,19 +10,34 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
+
+// exitInUse is the exit status of a run refused because another process holds
+// its run directory: sysexits' EX_TEMPFAIL, so that a script running a queue
+// of runs can tell "another copy runs it, try later" from a failure.
+const exitInUse = 75
 
 func main() {
 	if err := newApp().Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "tlbo-native:", err)
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
+}
+
+// exitStatus is the process's exit status after the error err.
+func exitStatus(err error) int {
+	if errors.Is(err, bo.ErrRunDirInUse) {
+		return exitInUse
+	}
+	return 1
 }
 
 // newApp returns the command line with every verb and the tasks' commands.

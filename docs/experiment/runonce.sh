@@ -5,23 +5,24 @@
 #   DIR.log, unless DIR.done holds DONE (finished with this budget; a larger one
 #   resumes it), and writes DONE to DIR.done when it succeeds. Says on stdout
 #   how it went: LABEL with the wall seconds and the best score; or that another
-#   process holds DIR (optimize's run-directory lock refuses a second process at
-#   once: another copy of the script runs it, so this one goes on, and a later
-#   pass finds the run finished or resumes it); or, on stderr, that it failed.
+#   process holds DIR (optimize exits 75 when its run-directory lock refuses it:
+#   another copy of the script runs it, so this one goes on, and a later pass
+#   finds the run finished or resumes it); or, on stderr, that it failed.
 #   Either way the caller goes on to its next run.
 run_once() {
-  local dir=$1 done=$2 label=$3 start
+  local dir=$1 done=$2 label=$3 start status=0
   shift 3
   if [ "$(cat "$dir.done" 2>/dev/null)" = "$done" ]; then
     return 0
   fi
   start=$(date +%s)
-  if "$@" >>"$dir.log" 2>&1; then
+  "$@" >>"$dir.log" 2>&1 || status=$?
+  case $status in
+  0)
     echo "$done" >"$dir.done"
     echo "$label: $(($(date +%s) - start))s, $(grep '^best score' "$dir.log" | tail -1)"
-  elif tail -n 3 "$dir.log" | grep -q 'is in use by another process'; then
-    echo "$label: skipped, another process runs it ($(tail -n 1 "$dir.log"))"
-  else
-    echo "$label: FAILED, see $dir.log" >&2
-  fi
+    ;;
+  75) echo "$label: skipped, another process runs it ($(tail -n 1 "$dir.log"))" ;;
+  *) echo "$label: FAILED (exit status $status), see $dir.log" >&2 ;;
+  esac
 }

@@ -724,6 +724,8 @@ func TestRunHeldLock(t *testing.T) {
 	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir}); err == nil ||
 		!strings.Contains(err.Error(), fmt.Sprintf("in use by another process (pid %d)", os.Getpid())) {
 		t.Errorf("Run without the held lock: %v, want the lock's holder named", err)
+	} else if !errors.Is(err, bo.ErrRunDirInUse) {
+		t.Errorf("Run without the held lock: %v does not wrap bo.ErrRunDirInUse", err)
 	}
 	if _, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: other, Lock: lock}); err == nil ||
 		!strings.Contains(err.Error(), "not of the run directory") {
