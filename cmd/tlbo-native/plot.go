@@ -36,12 +36,15 @@ func plotCommand() *cli.Command {
 			"minimised) are refused.\n\n" +
 			"--metric top10 draws the PMO benchmark's curve instead: the mean of the 10 best scores so far (of\n" +
 			"all while fewer) against oracle calls, counted as analyze pmo counts them: a run's initial calls\n" +
-			"(optimize --initial), then its distinct evaluations; x = 1 is the first call. Maximised runs only.",
+			"(optimize --initial), then its distinct evaluations; x = 1 is the first call. Maximised runs only.\n\n" +
+			"--label names the curves instead, one --label per curve in the order of their first runs among\n" +
+			"RUN_DIR... (runs that differ only in the seed make one curve).",
 		Flags: []cli.Flag{
 			// Not Required: urfave would demand it of the subcommands too.
 			&cli.StringFlag{Name: "out", Usage: "output PNG file (required)"},
 			&cli.StringFlag{Name: "title", Usage: "plot title"},
 			&cli.StringFlag{Name: "metric", Value: "best", Usage: "best (the best score) or top10 (the top-10 mean against oracle calls, PMO's)"},
+			&cli.StringSliceFlag{Name: "label", Usage: "legend entry of a curve, one per curve in the order of their first runs (default: the settings that differ)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -63,7 +66,10 @@ func plotCommand() *cli.Command {
 			}
 			switch c.String("metric") {
 			case "best":
-				groups := bo.GroupCurves(curves)
+				groups, err := labelledGroups(curves, c.StringSlice("label"))
+				if err != nil {
+					return err
+				}
 				if err := writeBestPlot(c.String("out"), c.String("title"), groups); err != nil {
 					return err
 				}
@@ -77,7 +83,7 @@ func plotCommand() *cli.Command {
 						label(g), g.Count(), span(distinct), span(queries), span(known), last, g.Mean[last], g.Std[last])
 				}
 			case "top10":
-				if err := plotTopK(c.String("out"), c.String("title"), curves, 10); err != nil {
+				if err := plotTopK(c.String("out"), c.String("title"), curves, 10, c.StringSlice("label")); err != nil {
 					return err
 				}
 			default:
@@ -87,6 +93,26 @@ func plotCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// labelledGroups groups the curves (bo.GroupCurves) and, when names are
+// given, names the groups with them in order: one name per group.
+func labelledGroups(curves []bo.Curve, names []string) ([]bo.Group, error) {
+	groups := bo.GroupCurves(curves)
+	if len(names) == 0 {
+		return groups, nil
+	}
+	if len(names) != len(groups) {
+		var have []string
+		for _, g := range groups {
+			have = append(have, fmt.Sprintf("%q (%s)", label(g), g.Count()))
+		}
+		return nil, fmt.Errorf("plot: %d --label for %d curves: %s", len(names), len(groups), strings.Join(have, ", "))
+	}
+	for i := range groups {
+		groups[i].Label = names[i]
+	}
+	return groups, nil
 }
 
 // label returns a group's legend entry.
@@ -118,8 +144,9 @@ var bestAxes = axes{x: "distinct evaluations (0: the labelled start)", y: "best 
 
 // plotTopK draws the mean of the k best scores against oracle calls (the
 // runs' initial calls, then their distinct evaluations), a curve per group
-// of runs as the best-score plot, and prints a line per group.
-func plotTopK(path, title string, curves []bo.Curve, k int) error {
+// of runs as the best-score plot (named by names when given), and prints a
+// line per group.
+func plotTopK(path, title string, curves []bo.Curve, k int, names []string) error {
 	for i, c := range curves {
 		if !c.Maximize {
 			return fmt.Errorf("plot: --metric top%d: %s minimises its objective; the top-k mean is for maximised scores", k, c.Dir)
@@ -136,7 +163,10 @@ func plotTopK(path, title string, curves []bo.Curve, k int) error {
 		// top-k curve, element j after j+1 calls.
 		curves[i].Best = analysis.TopKCurve(scores, k)
 	}
-	groups := bo.GroupCurves(curves)
+	groups, err := labelledGroups(curves, names)
+	if err != nil {
+		return err
+	}
 	ax := axes{x: "oracle calls (initial calls, then distinct evaluations)", y: fmt.Sprintf("mean of the top %d scores", k), x0: 1}
 	if err := writeCurvePlot(path, title, groups, ax); err != nil {
 		return err

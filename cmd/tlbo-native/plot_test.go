@@ -62,3 +62,36 @@ func TestPlotRefusesMixedAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotLabels: --label names the curves in the order of their first runs
+// (runs that differ only in the seed are one curve), for both metrics, and a
+// count of labels other than the curves' is refused, naming the curves.
+func TestPlotLabels(t *testing.T) {
+	root := t.TempDir()
+	app := &cli.App{Name: "tlbo-native", Commands: []*cli.Command{plotCommand()}}
+	plot := func(args ...string) (string, error) {
+		return stdout(t, func() error {
+			return app.Run(append([]string{"tlbo-native", "plot", "--out", filepath.Join(root, "p.png")}, args...))
+		})
+	}
+	cfg := func(strategy, seed string) map[string]string {
+		return map[string]string{"task": "molecule", "maximize": "true", "seed": seed, "strategy": strategy}
+	}
+	random := fakeRun(t, filepath.Join(root, "random0"), cfg("random", "0"))
+	bo0 := fakeRun(t, filepath.Join(root, "bo0"), cfg("bo", "0"))
+	bo1 := fakeRun(t, filepath.Join(root, "bo1"), cfg("bo", "1"))
+	for _, metric := range []string{"best", "top10"} {
+		out, err := plot("--metric", metric, "--label", "screening", "--label", "T-LBO", random, bo0, bo1)
+		if err != nil {
+			t.Fatalf("--metric %s: %v", metric, err)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 3 || !strings.HasPrefix(lines[0], "screening: 1 run,") || !strings.HasPrefix(lines[1], "T-LBO: 2 seeds,") {
+			t.Errorf("--metric %s with two labels printed %q, want the random run's curve named screening, then the bo runs' T-LBO", metric, out)
+		}
+	}
+	_, err := plot("--label", "T-LBO", random, bo0, bo1)
+	if err == nil || !strings.Contains(err.Error(), "1 --label for 2 curves") || !strings.Contains(err.Error(), `"strategy=random" (1 run)`) {
+		t.Errorf("one label for two curves: %v, want it refused naming the curves", err)
+	}
+}
