@@ -13,7 +13,7 @@ import (
 // ErrRunDirInUse is wrapped by the error of LockDir (and so of Run and
 // CheckRunDir) when another process holds the run directory: the run was not
 // started, and may be resumed once the other process ends.
-var ErrRunDirInUse = errors.New("run directory in use by another process")
+var ErrRunDirInUse = errors.New("in use by another process")
 
 // LockFile is the file of a run directory that its running process holds an
 // exclusive lock on.
@@ -52,7 +52,7 @@ func LockDir(dir string) (*Lock, error) {
 			if holder == "" {
 				holder = "unknown"
 			}
-			return nil, &inUseError{dir: dir, holder: holder}
+			return nil, fmt.Errorf("bo: run directory %s is %w (pid %s); wait for it to end or stop it", dir, ErrRunDirInUse, holder)
 		}
 		return nil, fmt.Errorf("bo: lock %s: %w", path, err)
 	}
@@ -77,13 +77,3 @@ func (l *Lock) Unlock() error {
 	}
 	return nil
 }
-
-// inUseError names the run directory and the pid of the process holding it.
-type inUseError struct{ dir, holder string }
-
-func (e *inUseError) Error() string {
-	return fmt.Sprintf("bo: run directory %s is in use by another process (pid %s); wait for it to end or stop it", e.dir, e.holder)
-}
-
-// Is makes errors.Is(err, ErrRunDirInUse) hold.
-func (e *inUseError) Is(target error) bool { return target == ErrRunDirInUse }
