@@ -8,19 +8,18 @@
 #
 #   docs/experiment/pmo-vs-published.sh OUT_DIR METHOD
 set -euo pipefail
+source "$(dirname "$0")/pmopublished.sh"
 out=${1:?usage: pmo-vs-published.sh OUT_DIR METHOD}
 method=${2:?usage: pmo-vs-published.sh OUT_DIR METHOD}
-published=$(dirname "$0")/pmo-published.csv
-tdc2022=" zaleplon_mpo sitagliptin_mpo isomers_c7h8n2o2 isomers_c9h10n2o2pf2cl "
 echo "| task | runs | ours auc_top1 / top10 / top100 | published | ours - published |"
 echo "|---|---|---|---|---|"
 for f in "$out"/*/pmo-"$method".txt; do
   [ -f "$f" ] || continue
   task=$(basename "$(dirname "$f")")
   mean=$(grep '^mean of' "$f")
-  pub=$(awk -F, -v t="$task" -v m="$method" '$1 == t && $2 == m {print $5, $4, $3}' "$published")
+  pub=$(published_aucs "$task" "$method")
   note=""
-  [[ $tdc2022 == *" $task "* ]] && note=" (published: TDC's 2022 definition)"
+  if scored_by_tdc2022 "$task"; then note=" (published: TDC's 2022 definition)"; fi
   awk -v task="$task$note" -v mean="$mean" -v pub="$pub" 'BEGIN {
     n = split(mean, w, " ")
     for (i = 1; i < n; i++) {

@@ -54,6 +54,7 @@
 # leaderboard with TDC's 2022 code, docs/experiment/pmo-published.md).
 set -euo pipefail
 source "$(dirname "$0")/runonce.sh"
+source "$(dirname "$0")/pmopublished.sh"
 usage="usage: pmo.sh VAE.pt OUT_DIR BUDGET [PMO_TASK...]"
 vae=${1:?$usage}
 out=${2:?$usage}
@@ -102,18 +103,12 @@ done
 
 summary="$out/summary.txt"
 echo "PMO on the molecule task: budget $budget oracle calls ($initial initial), seeds ${seeds[*]}, $vae" >"$summary"
-published=$(dirname "$0")/pmo-published.csv
 baselines=(gp_bo jt_vae_bo selfies_vae_bo reinvent graph_ga screening)
-# published_auc10 TASK METHOD: the leaderboard's AUC top-10 (10,000 calls).
-published_auc10() { awk -F, -v t="$1" -v m="$2" '$1 == t && $2 == m {print $4}' "$published"; }
-# Tasks whose published numbers score TDC's 2022 definitions, not GuacaMol's
-# (ours): pmo-published.md, "Which oracle code the numbers score".
-tdc2022=" zaleplon_mpo sitagliptin_mpo isomers_c7h8n2o2 isomers_c9h10n2o2pf2cl "
 declare -A total comparable # keys: our methods, and pub:BASELINE for the published ones
 ncomparable=0
 for task in "${tasks[@]}"; do
   same=1
-  [[ $tdc2022 == *" $task "* ]] && same=0
+  scored_by_tdc2022 "$task" && same=0
   ncomparable=$((ncomparable + same))
   dirs=() labels=()
   for method in "${methods[@]}"; do
@@ -136,7 +131,7 @@ for task in "${tasks[@]}"; do
   done
   line="$task published auc_top10 at 10,000 calls:"
   for b in "${baselines[@]}"; do
-    v=$(published_auc10 "$task" "$b")
+    read -r _ v _ <<<"$(published_aucs "$task" "$b")"
     line="$line $b ${v:-?}"
     total[pub:$b]=$(awk -v a="${total[pub:$b]:-0}" -v b="${v:-0}" 'BEGIN {printf "%.4f", a + b}')
     [ $same = 1 ] && comparable[pub:$b]=$(awk -v a="${comparable[pub:$b]:-0}" -v b="${v:-0}" 'BEGIN {printf "%.4f", a + b}')
