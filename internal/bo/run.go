@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -156,9 +157,12 @@ type runner[O any] struct {
 	exhausted string
 	// jobs are the journaled jobs of a Submitter task, in journal order,
 	// an intent and its submission merged (by token).
-	jobs     []Job
-	stopped  bool // the current version's inner loop has stopped (tau)
-	loaded   bool // the model holds the current version's weights
+	jobs    []Job
+	stopped bool // the current version's inner loop has stopped (tau)
+	loaded  bool // the model holds the current version's weights
+	// moved says the model no longer holds its starting weights: a
+	// version was loaded or retrained in this process.
+	moved    bool
 	surReady bool // the surrogate holds the current version's points
 	sur      surrogate
 	encodeS  float64 // encoding time to charge to the next query
@@ -556,14 +560,72 @@ func (r *runner[O]) roundDone() error {
 	return nil
 }
 
-// loadVersion loads the weights of version v into the model.
+// loadVersion loads the weights of version v into the model, rebuilding
+// them first when their file is gone.
 func (r *runner[O]) loadVersion(v int) error {
 	path := filepath.Join(r.opts.Dir, versionFile(v))
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return r.rebuildVersions(v)
+	}
 	if err := r.model.Load(path); err != nil {
 		return fmt.Errorf("bo: load model version %d: %w", v, err)
 	}
-	r.loaded = true
+	r.loaded, r.moved = true, true
 	return nil
+}
+
+// rebuildVersions remakes the weights of the journaled version v when its
+// file is gone, as after a run directory was carried to another machine
+// with its journal but without its model versions: from the newest earlier
+// version still on disk, or from the starting weights, it replays the
+// journaled retrainings in order, each on the data its version was made
+// from, with the same seed and length, and saves each version again. With
+// the same build and thread count the retraining is deterministic, so the
+// weights are the ones the run used; when a retraining's losses differ
+// from the journal's, the run goes on with the rebuilt weights, saying so.
+func (r *runner[O]) rebuildVersions(v int) error {
+	from := v - 1
+	for ; from >= 0; from-- {
+		if _, err := os.Stat(filepath.Join(r.opts.Dir, versionFile(from))); err == nil {
+			break
+		}
+	}
+	if from >= 0 {
+		if err := r.loadVersion(from); err != nil {
+			return err
+		}
+	} else if r.moved {
+		return fmt.Errorf("bo: model version %d is gone and the model no longer holds its starting weights to rebuild it from", v)
+	}
+	for u := from + 1; u <= v; u++ {
+		if err := r.rebuildVersion(r.versions[u]); err != nil {
+			return fmt.Errorf("bo: rebuild model version %d (%s is gone): %w", u, versionFile(u), err)
+		}
+	}
+	r.loaded, r.moved = true, true
+	return nil
+}
+
+// rebuildVersion replays the retraining of one journaled version on the
+// model, which holds the previous version's weights, and saves the result.
+func (r *runner[O]) rebuildVersion(rec Version) error {
+	r.logf("version %d: weights gone; retraining again on the %d points it was made from", rec.Version, rec.Points)
+	if rec.Epochs > 0 {
+		idx, err := r.acceptedData(rec.Points)
+		if err != nil {
+			return err
+		}
+		losses, err := r.retrain(idx, rec.Epochs, rec.Version)
+		if err != nil {
+			return err
+		}
+		r.moved = true
+		if got := finiteMap(losses); !maps.Equal(got, rec.Losses) {
+			r.logf("warning: version %d rebuilt with losses %v, the journal has %v: the run goes on with the rebuilt weights, "+
+				"which differ from those its queries of this version used (another build or thread count?)", rec.Version, got, rec.Losses)
+		}
+	}
+	return r.saveModel(rec.Version)
 }
 
 // newVersion retrains the model on the current data (from the current
@@ -592,6 +654,7 @@ func (r *runner[O]) newVersion() error {
 		rec.Excluded = r.data.Len() - len(idx)
 		if epochs > 0 {
 			losses, err := r.retrain(idx, epochs, v)
+			r.moved = true
 			if err != nil {
 				return fmt.Errorf("bo: retrain version %d: %w", v, err)
 			}
