@@ -9,6 +9,12 @@
 # restore never overwrites a newer state: a file already in RUN_DIR whose
 # latest-state header names a later step is kept. Used for
 # docs/experiment/carry/expression-full (pretrain-full.sh's OUT).
+#
+# The BO runs under RUN_DIR (run.sh's and pmo.sh's OUT: subdirectories with
+# a journal.jsonl) are carried as their journals (gzipped), config.json,
+# initial.npz and run.sh's RUN.log and RUN.done, not their model versions:
+# `optimize --resume` rebuilds those from the journal's retrainings. restore
+# keeps a run whose journal in RUN_DIR is at least as long as the carried one.
 set -eu
 mode=${1:?usage: carry.sh save|restore FROM TO}
 from=${2:?usage: carry.sh save|restore FROM TO}
@@ -35,5 +41,37 @@ for last in "$from"/*.last.json; do
 done
 for log in "$from"/train-*.log; do
   [ -f "$log" ] && cp -p "$log" "$to/"
+done
+
+# lines FILE: the line count of a journal, gzipped or not (0 if none).
+lines() {
+  if [ -f "$1" ]; then cat "$1"; elif [ -f "$1.gz" ]; then gzip -dc "$1.gz"; fi | wc -l
+}
+
+for run in "$from"/*/; do
+  run=${run%/}
+  name=$(basename "$run")
+  if [ "$mode" = save ]; then
+    [ -f "$run/journal.jsonl" ] || continue
+  else
+    [ -f "$run/journal.jsonl.gz" ] || continue
+    if [ "$(lines "$to/$name/journal.jsonl")" -ge "$(lines "$run/journal.jsonl")" ]; then
+      echo "$name: $to/$name is at least as far as $run; kept" >&2
+      continue
+    fi
+  fi
+  mkdir -p "$to/$name"
+  for f in config.json initial.npz; do
+    [ -f "$run/$f" ] && cp -p "$run/$f" "$to/$name/$f.tmp" && mv "$to/$name/$f.tmp" "$to/$name/$f"
+  done
+  if [ "$mode" = save ]; then
+    gzip -c "$run/journal.jsonl" > "$to/$name/journal.jsonl.gz.tmp" && mv "$to/$name/journal.jsonl.gz.tmp" "$to/$name/journal.jsonl.gz"
+  else
+    gzip -dc "$run/journal.jsonl.gz" > "$to/$name/journal.jsonl.tmp" && mv "$to/$name/journal.jsonl.tmp" "$to/$name/journal.jsonl"
+  fi
+  for f in "$name.log" "$name.done"; do
+    [ -f "$from/$f" ] && cp -p "$from/$f" "$to/$f"
+  done
+  echo "$name: $mode $run -> $to/$name ($(lines "$to/$name/journal.jsonl") journal lines)" >&2
 done
 exit 0
