@@ -319,39 +319,74 @@ func (t triplets) chunks() [][2]int {
 	return out
 }
 
+// split cuts the sets' rows into the chunks' anchors: one split per tensor,
+// whose backward assembles the gradient once, where a narrow per chunk would
+// make a gradient of the whole tensor for every chunk (O(B^3) for a batch of
+// B). The weights are nil when the sets have none.
+func (t triplets) split(chunks [][2]int) (dp, dn, wp, wn []*torch.Tensor, err error) {
+	sizes := make([]int64, len(chunks))
+	for i, c := range chunks {
+		sizes[i] = int64(c[1] - c[0])
+	}
+	var errs [4]error
+	dp, errs[0] = t.dp.SplitSizes(sizes, 0)
+	dn, errs[1] = t.dn.SplitSizes(sizes, 0)
+	if t.wp != nil {
+		wp, errs[2] = t.wp.SplitSizes(sizes, 0)
+		wn, errs[3] = t.wn.SplitSizes(sizes, 0)
+	}
+	return dp, dn, wp, wn, errors.Join(errs[:]...)
+}
+
 // tripletLoss returns sum over triplets of term(dz_ij - dz_ik) w_p w_n divided
 // by the number of strictly positive summands (at least 1), computed over
 // chunks of anchors so that no (B, B, B) tensor is formed. allPositive says
 // that every summand is known to be positive, so that the count is the sum of
-// the set-size products instead of a pass over the summands.
-func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.Tensor, allPositive bool) *torch.Tensor {
+// the set-size products instead of a pass over the summands. fused says that
+// term is softplus and the chunks' sums may be taken by
+// torch.SoftplusPairSum (allPositive and the distances within its range).
+func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.Tensor, allPositive, fused bool) *torch.Tensor {
 	if t.dp == nil {
 		return dz.Sum().MulScalar(0)
 	}
 	if err := t.dp.Err(); err != nil {
 		return torch.ErrTensor(err)
 	}
+	chunks := t.chunks()
+	dps, dns, wps, wns, err := t.split(chunks)
+	if err != nil {
+		return torch.ErrTensor(err)
+	}
 	var parts []*torch.Tensor
 	var count int64
 	var counted *torch.Tensor
-	for _, c := range t.chunks() {
-		s, n := int64(c[0]), int64(c[1]-c[0])
+	for i, c := range chunks {
 		p, q := slices.Max(t.np[c[0]:c[1]]), slices.Max(t.nn[c[0]:c[1]])
-		dp := t.dp.Narrow(0, s, n).Narrow(1, 0, p)
-		dn := t.dn.Narrow(0, s, n).Narrow(1, 0, q)
-		terms := term(dp.Unsqueeze(2).Sub(dn.Unsqueeze(1))) // (n, p, q)
+		dp, dn := dps[i].Narrow(1, 0, p), dns[i].Narrow(1, 0, q)
 		var wp, wn *torch.Tensor
-		if t.wp != nil {
-			wp, wn = t.wp.Narrow(0, s, n).Narrow(1, 0, p), t.wn.Narrow(0, s, n).Narrow(1, 0, q)
+		if wps != nil {
+			wp, wn = wps[i].Narrow(1, 0, p), wns[i].Narrow(1, 0, q)
+		}
+		if allPositive {
+			for a := c[0]; a < c[1]; a++ {
+				count += t.np[a] * t.nn[a]
+			}
+		}
+		if fused && allPositive {
+			if wp == nil {
+				wp, wn = dp.OnesLike(), dn.OnesLike()
+			}
+			parts = append(parts, torch.SoftplusPairSum(dp, dn, wp, wn))
+			continue
+		}
+		terms := term(dp.Unsqueeze(2).Sub(dn.Unsqueeze(1))) // (n, p, q)
+		if wp != nil {
 			// sum_jk terms_ijk wn_ik wp_ij as a batched matrix-vector product.
 			parts = append(parts, terms.Bmm(wn.Unsqueeze(2)).Squeeze(2).Mul(wp).Sum())
 		} else {
 			parts = append(parts, terms.Sum())
 		}
 		if allPositive {
-			for i := c[0]; i < c[1]; i++ {
-				count += t.np[i] * t.nn[i]
-			}
 			continue
 		}
 		torch.NoGrad(func() {
@@ -371,6 +406,19 @@ func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.T
 		return sum.DivScalar(float64(max(count, 1)))
 	}
 	return sum.Div(counted.ClampMin(1))
+}
+
+// fusedDistanceLimit is the largest latent distance for which
+// torch.SoftplusPairSum's exp(d) and exp(-d) stay finite and normal in the
+// distances' precision (0: not fused).
+func fusedDistanceLimit(dt torch.DType) float64 {
+	switch dt {
+	case torch.Float32:
+		return 80
+	case torch.Float64:
+		return 700
+	}
+	return 0
 }
 
 // tripletPositiveBound is the smallest summand value that is safely positive
@@ -397,7 +445,8 @@ func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
 	t := tripletSets(dz, posW, negW, nu > 0)
 	// softplus(x) >= softplus(-max dz) for every difference x of two distances.
 	bound := math.Log1p(math.Exp(-t.maxDist)) * t.minWeight
-	return tripletLoss(dz, t, (*torch.Tensor).Softplus, bound > tripletPositiveBound)
+	fused := t.maxDist <= fusedDistanceLimit(dz.DType())
+	return tripletLoss(dz, t, (*torch.Tensor).Softplus, bound > tripletPositiveBound, fused)
 }
 
 // HardTripletLoss is the triplet loss with a margin: over the triplets of
@@ -410,7 +459,7 @@ func HardTripletLoss(z, y *torch.Tensor, eta, margin float64) *torch.Tensor {
 	dz, dy := pairDistances(z, y)
 	t := tripletSets(dz, dy.LeScalar(eta).ToDType(dz.DType()), dy.GtScalar(eta).ToDType(dz.DType()), false)
 	term := func(d *torch.Tensor) *torch.Tensor { return d.AddScalar(margin).Relu() }
-	return tripletLoss(dz, t, term, false)
+	return tripletLoss(dz, t, term, false, false)
 }
 
 // Constants of the log-ratio loss, as in the reference: the squared latent

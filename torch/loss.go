@@ -24,6 +24,8 @@ var (
 	opGRUCell   = newOp("aten::gru_cell", "")
 	opEmbedding = newOp("aten::embedding", "")
 	opDropout   = newOp("aten::dropout", "")
+
+	opSoftplusPairSum = newOp("tlbo::softplus_pair_sum", "")
 )
 
 // MSELoss returns the squared error between input and target.
@@ -95,3 +97,12 @@ func Embedding(weight, indices *Tensor) *Tensor { return opEmbedding.tensor(weig
 
 // Dropout zeroes elements with probability p when train is true (scaling the rest).
 func Dropout(x *Tensor, p float64, train bool) *Tensor { return opDropout.tensor(x, p, train) }
+
+// SoftplusPairSum returns the sum over b, j, k of
+// softplus(p[b,j] - n[b,k]) wp[b,j] wn[b,k] for p, wp of shape (B, J) and n,
+// wn of shape (B, K), differentiable in p and n (the weights are constants):
+// the triplet losses' reduction without their (B, J, K) block kept for
+// autograd, one transcendental a summand (native/ops.cpp). It needs p and n
+// non-negative and below about 80 in float32 (700 in float64); entries of
+// -inf in p or +inf in n add nothing.
+func SoftplusPairSum(p, n, wp, wn *Tensor) *Tensor { return opSoftplusPairSum.tensor(p, n, wp, wn) }

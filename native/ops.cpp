@@ -1,0 +1,64 @@
+// Operators of our own, registered with libtorch's dispatcher under the
+// namespace tlbo:: and reached through tlbo_op_find like ATen's own.
+//
+// tlbo::softplus_pair_sum(Tensor p, Tensor n, Tensor wp, Tensor wn) -> Tensor
+//   sum over b, j, k of softplus(p[b,j] - n[b,k]) * wp[b,j] * wn[b,k]
+//   for p, wp of shape (B, J) and n, wn of shape (B, K), differentiable in p
+//   and n (wp and wn are constants). Composed of ATen operators, so it runs
+//   on any device. It needs p >= 0 and n >= 0 below about 80 in float32
+//   (exp(p) and exp(-n) are formed; entries of -inf in p or +inf in n add 0).
+//
+// Why: the summand's (B, J, K) block is the cost of the triplet losses. With
+// e = exp(p) exp(-n), softplus(p - n) = log1p(e) and its derivative is
+// e / (1 + e): one transcendental per summand instead of the three of
+// softplus forward and backward, and the backward recomputes the block in
+// place instead of autograd keeping it. The blocks are formed and reduced
+// here; the caller bounds their size (chunks of anchors).
+#include <torch/torch.h>
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// pairExp returns the block e[b,j,k] = exp(p[b,j]) * exp(-n[b,k]).
+at::Tensor pairExp(const at::Tensor &p, const at::Tensor &n) {
+  return p.exp().unsqueeze(2) * n.neg().exp().unsqueeze(1);
+}
+
+class SoftplusPairSum : public torch::autograd::Function<SoftplusPairSum> {
+public:
+  static at::Tensor forward(AutogradContext *ctx, const at::Tensor &p, const at::Tensor &n, const at::Tensor &wp,
+                            const at::Tensor &wn) {
+    ctx->save_for_backward({p, n, wp, wn});
+    at::Tensor e = pairExp(p, n);
+    e.log1p_();
+    return at::bmm(e, wn.unsqueeze(2)).squeeze(2).mul(wp).sum();
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    const at::Tensor &p = saved[0], &n = saved[1], &wp = saved[2], &wn = saved[3];
+    at::Tensor e = pairExp(p, n);
+    e.mul_(e.add(1).reciprocal_()); // the sigmoid of p - n, without cancellation
+    const at::Tensor &g = grads[0];
+    at::Tensor gp = at::bmm(e, wn.unsqueeze(2)).squeeze(2).mul(wp).mul(g);
+    at::Tensor gn = at::bmm(wp.unsqueeze(1), e).squeeze(1).mul(wn).mul(g).neg();
+    return {gp, gn, at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor softplusPairSum(const at::Tensor &p, const at::Tensor &n, const at::Tensor &wp, const at::Tensor &wn) {
+  TORCH_CHECK(p.dim() == 2 && n.dim() == 2 && wp.sizes() == p.sizes() && wn.sizes() == n.sizes() &&
+                  p.size(0) == n.size(0),
+              "softplus_pair_sum: want p, wp (B, J) and n, wn (B, K); got p ", p.sizes(), ", n ", n.sizes(), ", wp ",
+              wp.sizes(), ", wn ", wn.sizes());
+  TORCH_CHECK(!wp.requires_grad() && !wn.requires_grad(), "softplus_pair_sum: the weights take no gradient");
+  return SoftplusPairSum::apply(p, n, wp, wn);
+}
+
+} // namespace
+
+TORCH_LIBRARY(tlbo, m) { m.def("softplus_pair_sum(Tensor p, Tensor n, Tensor wp, Tensor wn) -> Tensor"); }
+
+TORCH_LIBRARY_IMPL(tlbo, CompositeImplicitAutograd, m) { m.impl("softplus_pair_sum", softplusPairSum); }

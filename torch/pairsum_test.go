@@ -1,0 +1,124 @@
+package torch
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pairSumWithGrad evaluates f(p, n) and returns its value and the gradients
+// with respect to p and n.
+func pairSumWithGrad(t *testing.T, f func(p, n *Tensor) *Tensor, p0, n0 []float64, b, j, k int64) (float64, []float64, []float64) {
+	t.Helper()
+	sc := NewScope()
+	defer sc.Close()
+	p := sc.Own(FromFloat64(p0, b, j)).SetRequiresGrad(true)
+	n := sc.Own(FromFloat64(n0, b, k)).SetRequiresGrad(true)
+	y := sc.Own(f(p, n))
+	v, err := y.Item()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := y.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	var grads [2][]float64
+	for i, x := range []*Tensor{p, n} {
+		g, err := x.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grads[i], err = sc.Own(g).Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v, grads[0], grads[1]
+}
+
+// TestSoftplusPairSum compares tlbo::softplus_pair_sum with the same sum
+// composed of ATen operators (softplus of the differences, the weights'
+// outer products), value and gradients in float64, with padding entries (p =
+// -1e30, n = +1e30) that must add nothing: to 1e-12 relative on distances
+// from 0 to 15, and to 1e-8 on distances to 30, where ATen's softplus takes
+// x for log1p(exp(x)) above x = 20 (an error below exp(-20) = 2e-9 a
+// summand, which the fused sum does not make); in float32 to 1e-5.
+func TestSoftplusPairSum(t *testing.T) {
+	for _, c := range []struct{ scale, tol float64 }{{15, 1e-12}, {30, 1e-8}} {
+		checkSoftplusPairSum(t, c.scale, c.tol)
+	}
+}
+
+func checkSoftplusPairSum(t *testing.T, scale, tol float64) {
+	const b, j, k = 3, 4, 5
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(m int, scale float64) []float64 {
+		x := make([]float64, m)
+		for i := range x {
+			x[i] = scale * rng.Float64()
+		}
+		return x
+	}
+	p0, n0, wp0, wn0 := fill(b*j, scale), fill(b*k, scale), fill(b*j, 1), fill(b*k, 1)
+	p0[j-1], n0[k-1], n0[2*k-1] = -1e30, 1e30, 1e30 // padding of anchors 0 and 1
+	wp, wn := FromFloat64(wp0, b, j), FromFloat64(wn0, b, k)
+	defer wp.Close()
+	defer wn.Close()
+	fused := func(p, n *Tensor) *Tensor { return SoftplusPairSum(p, n, wp, wn) }
+	composed := func(p, n *Tensor) *Tensor {
+		terms := p.Unsqueeze(2).Sub(n.Unsqueeze(1)).Softplus()
+		return terms.Mul(wp.Unsqueeze(2).Mul(wn.Unsqueeze(1))).Sum()
+	}
+	got, gp, gn := pairSumWithGrad(t, fused, p0, n0, b, j, k)
+	want, wp1, wn1 := pairSumWithGrad(t, composed, p0, n0, b, j, k)
+	close := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+	if !close(got, want, tol) {
+		t.Errorf("scale %g: value %.15g, composed %.15g", scale, got, want)
+	}
+	for i := range gp {
+		if !close(gp[i], wp1[i], tol) {
+			t.Errorf("scale %g: d/dp[%d] = %.15g, composed %.15g", scale, i, gp[i], wp1[i])
+		}
+	}
+	for i := range gn {
+		if !close(gn[i], wn1[i], tol) {
+			t.Errorf("scale %g: d/dn[%d] = %.15g, composed %.15g", scale, i, gn[i], wn1[i])
+		}
+	}
+	if gp[j-1] != 0 || gn[k-1] != 0 {
+		t.Errorf("padding entries have gradients %g and %g, want 0", gp[j-1], gn[k-1])
+	}
+
+	sc := NewScope()
+	defer sc.Close()
+	p32 := sc.Own(FromFloat64(p0, b, j).ToDType(Float32))
+	n32 := sc.Own(FromFloat64(n0, b, k).ToDType(Float32))
+	v32, err := sc.Own(SoftplusPairSum(p32, n32, sc.Own(wp.ToDType(Float32)), sc.Own(wn.ToDType(Float32)))).Item()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !close(v32, want, 1e-5) {
+		t.Errorf("float32 value %.8g, float64 %.8g", v32, want)
+	}
+}
+
+// TestSoftplusPairSumRefusesBadInput: mismatched shapes and weights that
+// require gradients are refused with the operator's name.
+func TestSoftplusPairSumRefusesBadInput(t *testing.T) {
+	sc := NewScope()
+	defer sc.Close()
+	p := sc.Own(Rand([]int64{2, 3}, Float64, CPU))
+	n := sc.Own(Rand([]int64{2, 4}, Float64, CPU))
+	for name, c := range map[string][4]*Tensor{
+		"wp shape":    {p, n, n, n},
+		"anchors":     {p, sc.Own(Rand([]int64{3, 4}, Float64, CPU)), p, sc.Own(Rand([]int64{3, 4}, Float64, CPU))},
+		"1-d":         {sc.Own(Rand([]int64{3}, Float64, CPU)), n, sc.Own(Rand([]int64{3}, Float64, CPU)), n},
+		"weight grad": {p, n, sc.Own(p.Clone()).SetRequiresGrad(true), n},
+	} {
+		err := sc.Own(SoftplusPairSum(c[0], c[1], c[2], c[3])).Err()
+		if err == nil || !strings.Contains(err.Error(), "softplus_pair_sum") {
+			t.Errorf("%s: error %v, want one naming softplus_pair_sum", name, err)
+		}
+	}
+}
