@@ -1,7 +1,10 @@
 #!/bin/sh
 # Carries a long training across machines: the checkpoints a run directory
-# needs to resume (the best-validation .pt/.json/.adam.pt and the latest
-# .last.* state) and its logs, to and from a folder of the repository.
+# needs to resume (the best-validation .pt/.json and the latest .last.*
+# state with its Adam moments; not the best's .adam.pt, which a resume does
+# not read) and its logs, to and from a folder of the repository. A best
+# checkpoint that is also the latest is the same file content, which git
+# stores once.
 #
 #   docs/experiment/carry.sh save RUN_DIR CARRY_DIR     # copy the state into CARRY_DIR (commit it)
 #   docs/experiment/carry.sh restore CARRY_DIR RUN_DIR  # on a new machine: copy it back, then resume
@@ -34,7 +37,7 @@ for last in "$from"/*.last.json; do
     echo "$base: $to is at least as far as $from; kept" >&2
     continue
   fi
-  for f in "$base.pt" "$base.json" "$base.adam.pt" "$base.last.pt" "$base.last.json" "$base.last.adam.pt"; do
+  for f in "$base.pt" "$base.json" "$base.last.pt" "$base.last.json" "$base.last.adam.pt"; do
     [ -f "$from/$f" ] && cp -p "$from/$f" "$to/$f.tmp" && mv "$to/$f.tmp" "$to/$f"
   done
   echo "$base: $mode $from -> $to (step $(step "$last"))" >&2
