@@ -5,8 +5,10 @@
 //   sum over b, j, k of softplus(p[b,j] - n[b,k]) * wp[b,j] * wn[b,k]
 //   for p, wp of shape (B, J) and n, wn of shape (B, K), differentiable in p
 //   and n (wp and wn are constants). Composed of ATen operators, so it runs
-//   on any device. It needs p >= 0 and n >= 0 below about 80 in float32
-//   (exp(p) and exp(-n) are formed; entries of -inf in p or +inf in n add 0).
+//   on any device. It forms exp(p) and exp(-n), so it wants the entries of p
+//   and n in [0, 80] in float32 ([0, 700] in float64), as latent distances
+//   are (the caller checks); padding entries, p = -1e30 or n = +1e30 (or
+//   infinite), add nothing.
 //
 // Why: the summand's (B, J, K) block is the cost of the triplet losses. With
 // e = exp(p) exp(-n), softplus(p - n) = log1p(e) and its derivative is

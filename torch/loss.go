@@ -102,7 +102,8 @@ func Dropout(x *Tensor, p float64, train bool) *Tensor { return opDropout.tensor
 // softplus(p[b,j] - n[b,k]) wp[b,j] wn[b,k] for p, wp of shape (B, J) and n,
 // wn of shape (B, K), differentiable in p and n (the weights are constants):
 // the triplet losses' reduction without their (B, J, K) block kept for
-// autograd, one transcendental a summand (native/ops.cpp). It needs p and n
-// non-negative and below about 80 in float32 (700 in float64); entries of
-// -inf in p or +inf in n add nothing.
+// autograd, one transcendental a summand (native/ops.cpp). It forms exp(p)
+// and exp(-n), so it wants the entries of p and n in [0, 80] in float32
+// ([0, 700] in float64), as latent distances are; padding entries, p = -1e30
+// or n = +1e30 (or infinite), add nothing.
 func SoftplusPairSum(p, n, wp, wn *Tensor) *Tensor { return opSoftplusPairSum.tensor(p, n, wp, wn) }
