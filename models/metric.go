@@ -423,8 +423,14 @@ func fusedDistanceLimit(dt torch.DType) float64 {
 
 // tripletPositiveBound is the smallest summand value that is safely positive
 // in float32 even after rounding; above it every triplet counts and the
-// count is the product of the set sizes.
-const tripletPositiveBound = 1e-30
+// count is the product of the set sizes. It is 8.5 times float32's smallest
+// normal number (1.18e-38), a margin over the few roundings of a summand
+// (the difference of two distances is exact at the bound's end, exp, log1p
+// and the weights' product each within an ulp or two), so that no summand
+// above it is subnormal and none is 0 even where subnormals are flushed (a
+// GPU's fast-math kernels). It was 1e-30, which sent batches with latent
+// distances past about 69 (less with small weights) to the counting path.
+const tripletPositiveBound = 1e-37
 
 // SoftTripletLoss is the soft triplet loss of T-LBO: over anchors i, positives j
 // (j != i, dy_ij <= eta) and negatives k (dy_ik > eta), the sum of

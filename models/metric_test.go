@@ -180,9 +180,12 @@ func gatherTripletLoss(z, y *torch.Tensor, eta, nu float64, term func(*torch.Ten
 // TestTripletLossesChunked compares the chunked triplet losses with the
 // gather-based reference on batches of 200 (many chunks of unequal widths),
 // with duplicated points (zero distances) and labels exactly eta apart:
-// float64 values and gradients to 1e-10 relative. The scaled case puts
-// distances above 100, where float32 softplus underflows for some triplets and
-// the positive summands must be counted one by one (float32, 1e-5).
+// float64 values and gradients to 1e-10 relative. The scaled cases put
+// distances up to 71 (x 10: unweighted, every summand is positive and the
+// count is the product of the set sizes, the fused sum; with nu's small
+// weights counted one by one) and above 100 (x 60), where float32 softplus
+// underflows for some triplets and the positive summands must be counted one
+// by one (float32, 1e-5).
 func TestTripletLossesChunked(t *testing.T) {
 	if err := torch.ManualSeed(7); err != nil {
 		t.Fatal(err)
@@ -225,11 +228,13 @@ func TestTripletLossesChunked(t *testing.T) {
 				break
 			}
 		}
-		far := z.MulScalar(60)
-		got, _ = lossAndGrad(t, c[0], far, y, torch.Float32)
-		want, _ = lossAndGrad(t, c[1], far, y, torch.Float32)
-		if !closeTo(got, want, 1e-5) {
-			t.Errorf("%s, distances above 100 (float32): %.8g, reference %.8g", name, got, want)
+		for _, scale := range []float64{10, 60} {
+			far := z.MulScalar(scale)
+			got, _ = lossAndGrad(t, c[0], far, y, torch.Float32)
+			want, _ = lossAndGrad(t, c[1], far, y, torch.Float32)
+			if !closeTo(got, want, 1e-5) {
+				t.Errorf("%s, distances x %g (float32): %.8g, reference %.8g", name, scale, got, want)
+			}
 		}
 	}
 }
