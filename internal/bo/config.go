@@ -398,18 +398,33 @@ func upgradeFields(stored []Field) []Field {
 	return out
 }
 
+// locatedBy maps the fields that say where an input was read from (paths)
+// to the field that identifies its content: a run resumes with its inputs
+// read from elsewhere, another directory or machine, when their content is
+// the same.
+var locatedBy = map[string]string{"data-source": "data-sha256", "target": "target-key"}
+
 // diffFields describes how the stored configuration differs from the
-// current one, ignoring the resumable settings; "" means no difference.
+// current one, ignoring the resumable settings and the inputs' locations
+// where their content is the same; "" means no difference.
 func diffFields(stored, current []Field) string {
 	sm := make(map[string]string, len(stored))
 	for _, f := range stored {
 		sm[f.Name] = f.Value
 	}
+	cm := make(map[string]string, len(current))
+	for _, f := range current {
+		cm[f.Name] = f.Value
+	}
+	sameContent := func(name string) bool {
+		id, ok := locatedBy[name]
+		return ok && sm[id] != "" && sm[id] == cm[id]
+	}
 	var diffs []string
 	seen := make(map[string]bool, len(current))
 	for _, f := range current {
 		seen[f.Name] = true
-		if resumable[f.Name] {
+		if resumable[f.Name] || sameContent(f.Name) {
 			continue
 		}
 		v, ok := sm[f.Name]

@@ -57,3 +57,33 @@ func TestResumeWithoutModelVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeDataMoved: a run resumes when its data and target are read from
+// another place (their location fields differ, their digests agree), and
+// is refused when a digest differs.
+func TestResumeDataMoved(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Budget = 12
+	cfg.Extra["data-source"] = "file /old/machine/data.npz"
+	cfg.Extra["target"] = "design 3 of file /old/machine/data.npz"
+	cfg.Extra["target-key"] = "abc"
+	dir := t.TempDir()
+	first, err := runToy(t, cfg, dir, false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Budget = 14
+	cfg.Extra["data-source"] = "file /new/place/data.npz"
+	cfg.Extra["target"] = "design 3 of file /new/place/data.npz"
+	got, err := runToy(t, cfg, dir, true, nil, nil)
+	if err != nil {
+		t.Fatalf("resume with the data read from elsewhere: %v", err)
+	}
+	if got.Resumed != len(first.Queries) {
+		t.Errorf("%d queries resumed, want the first run's %d", got.Resumed, len(first.Queries))
+	}
+	cfg.Extra["target-key"] = "abd"
+	if _, err := runToy(t, cfg, dir, true, nil, nil); err == nil || !strings.Contains(err.Error(), "target") {
+		t.Errorf("resume with another target: %v, want a refusal naming it", err)
+	}
+}
