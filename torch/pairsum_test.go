@@ -77,17 +77,17 @@ func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64) {
 	}
 	got, gp, gn := pairSumWithGrad(t, fused, p0, n0, b, j, k)
 	want, wp1, wn1 := pairSumWithGrad(t, composed, p0, n0, b, j, k)
-	close := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) } // relative: the far sums are tiny
-	if !close(got, want, tol) {
+	near := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) } // relative: the far sums are tiny
+	if !near(got, want, tol) {
 		t.Errorf("p in [%g, %g], n in [%g, %g]: value %.15g, composed %.15g", pLo, pHi, nLo, nHi, got, want)
 	}
 	for i := range gp {
-		if !close(gp[i], wp1[i], tol) {
+		if !near(gp[i], wp1[i], tol) {
 			t.Errorf("p in [%g, %g], n in [%g, %g]: d/dp[%d] = %.15g, composed %.15g", pLo, pHi, nLo, nHi, i, gp[i], wp1[i])
 		}
 	}
 	for i := range gn {
-		if !close(gn[i], wn1[i], tol) {
+		if !near(gn[i], wn1[i], tol) {
 			t.Errorf("p in [%g, %g], n in [%g, %g]: d/dn[%d] = %.15g, composed %.15g", pLo, pHi, nLo, nHi, i, gn[i], wn1[i])
 		}
 	}
@@ -106,7 +106,7 @@ func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !close(v32, want, 1e-5) {
+	if !near(v32, want, 1e-5) {
 		t.Errorf("float32 value %.8g, float64 %.8g", v32, want)
 	}
 }

@@ -24,6 +24,9 @@ from=${2:?usage: carry.sh save|restore FROM TO}
 to=${3:?usage: carry.sh save|restore FROM TO}
 mkdir -p "$to"
 
+# put SRC DST: copies SRC to DST through a temporary file (nothing half-written).
+put() { cp -p "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
+
 # step HEADER: the step recorded in a .last.json header (0 if none).
 step() {
   [ -f "$1" ] || { echo 0; return; }
@@ -38,7 +41,7 @@ for last in "$from"/*.last.json; do
     continue
   fi
   for f in "$base.pt" "$base.json" "$base.last.pt" "$base.last.json" "$base.last.adam.pt"; do
-    [ -f "$from/$f" ] && cp -p "$from/$f" "$to/$f.tmp" && mv "$to/$f.tmp" "$to/$f"
+    [ -f "$from/$f" ] && put "$from/$f" "$to/$f"
   done
   echo "$base: $mode $from -> $to (step $(step "$last"))" >&2
 done
@@ -65,7 +68,7 @@ for run in "$from"/*/; do
   fi
   mkdir -p "$to/$name"
   for f in config.json initial.npz; do
-    [ -f "$run/$f" ] && cp -p "$run/$f" "$to/$name/$f.tmp" && mv "$to/$name/$f.tmp" "$to/$name/$f"
+    [ -f "$run/$f" ] && put "$run/$f" "$to/$name/$f"
   done
   if [ "$mode" = save ]; then
     gzip -c "$run/journal.jsonl" > "$to/$name/journal.jsonl.gz.tmp" && mv "$to/$name/journal.jsonl.gz.tmp" "$to/$name/journal.jsonl.gz"
@@ -73,7 +76,7 @@ for run in "$from"/*/; do
     gzip -dc "$run/journal.jsonl.gz" > "$to/$name/journal.jsonl.tmp" && mv "$to/$name/journal.jsonl.tmp" "$to/$name/journal.jsonl"
   fi
   for f in "$name.log" "$name.done"; do
-    [ -f "$from/$f" ] && cp -p "$from/$f" "$to/$f"
+    [ -f "$from/$f" ] && put "$from/$f" "$to/$f"
   done
   echo "$name: $mode $run -> $to/$name ($(lines "$to/$name/journal.jsonl") journal lines)" >&2
 done

@@ -616,10 +616,10 @@ func (r *runner[O]) rebuildVersion(rec Version) error {
 			return err
 		}
 		losses, err := r.retrain(idx, rec.Epochs, rec.Version)
+		r.moved = true
 		if err != nil {
 			return err
 		}
-		r.moved = true
 		if got := finiteMap(losses); !maps.Equal(got, rec.Losses) {
 			r.logf("warning: version %d rebuilt with losses %v, the journal has %v: the run goes on with the rebuilt weights, "+
 				"which differ from those its queries of this version used (another build or thread count?)", rec.Version, got, rec.Losses)
