@@ -229,9 +229,6 @@ type triplets struct {
 	dp, dn *torch.Tensor // (A, maxP) and (A, maxN) distances
 	wp, wn *torch.Tensor // the weights on the same entries, or nil
 	np, nn []int64       // the positive and negative count of each anchor
-	// maxDist is the largest latent distance and minWeight the product of the
-	// smallest w_p and w_n in the sets (1 unweighted): they bound the summands.
-	maxDist, minWeight float64
 }
 
 // tripletSets gathers the triplets of a batch: positives j of anchor i are the
@@ -239,7 +236,7 @@ type triplets struct {
 // (B, B) are 0/1 masks, or the weights w_p and w_n set to 0 outside the sets.
 // Only (B, B)-sized tensors are gathered here.
 func tripletSets(dz, posW, negW *torch.Tensor, weighted bool) triplets {
-	t := triplets{minWeight: 1}
+	var t triplets
 	var perm, pOrder, nOrder, pPad, nPad *torch.Tensor
 	var maxP, maxN int64
 	torch.NoGrad(func() {
@@ -248,20 +245,9 @@ func tripletSets(dz, posW, negW *torch.Tensor, weighted bool) triplets {
 		nm := negW.GtScalar(0)
 		np, err1 := pm.SumDims([]int64{1}, false).Int64s()
 		nn, err2 := nm.SumDims([]int64{1}, false).Int64s()
-		maxDist, err3 := dz.Max().Item()
-		if err := errors.Join(err1, err2, err3); err != nil {
+		if err := errors.Join(err1, err2); err != nil {
 			t.dp = torch.ErrTensor(err)
 			return
-		}
-		t.maxDist = maxDist
-		if weighted {
-			minP, err1 := posW.MaskedFill(pm.LogicalNot(), math.Inf(1)).Min().Item()
-			minN, err2 := negW.MaskedFill(nm.LogicalNot(), math.Inf(1)).Min().Item()
-			if err := errors.Join(err1, err2); err != nil {
-				t.dp = torch.ErrTensor(err)
-				return
-			}
-			t.minWeight = minP * minN
 		}
 		var anchors []int64
 		for i := range np {
@@ -340,12 +326,10 @@ func (t triplets) split(chunks [][2]int) (dp, dn, wp, wn []*torch.Tensor, err er
 
 // tripletLoss returns sum over triplets of term(dz_ij - dz_ik) w_p w_n divided
 // by the number of strictly positive summands (at least 1), computed over
-// chunks of anchors so that no (B, B, B) tensor is formed. allPositive says
-// that every summand is known to be positive, so that the count is the sum of
-// the set-size products instead of a pass over the summands. fused says that
-// term is softplus and the chunks' sums may be taken by
-// torch.SoftplusPairSum (allPositive and the distances within its range).
-func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.Tensor, allPositive, fused bool) *torch.Tensor {
+// chunks of anchors so that no (B, B, B) tensor is formed. fused says that
+// term is softplus: the chunks' sums are then taken by torch.SoftplusPairSum
+// and the summands counted by positiveSoftplusCount.
+func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.Tensor, fused bool) *torch.Tensor {
 	if t.dp == nil {
 		return dz.Sum().MulScalar(0)
 	}
@@ -357,9 +341,10 @@ func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.T
 	if err != nil {
 		return torch.ErrTensor(err)
 	}
-	var parts []*torch.Tensor
-	var count int64
-	var counted *torch.Tensor
+	var parts, counts []*torch.Tensor
+	if fused {
+		counts = append(counts, t.positiveSoftplusCount(underflowLog(dz.DType())))
+	}
 	for i, c := range chunks {
 		p, q := slices.Max(t.np[c[0]:c[1]]), slices.Max(t.nn[c[0]:c[1]])
 		dp, dn := dps[i].Narrow(1, 0, p), dns[i].Narrow(1, 0, q)
@@ -367,12 +352,7 @@ func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.T
 		if wps != nil {
 			wp, wn = wps[i].Narrow(1, 0, p), wns[i].Narrow(1, 0, q)
 		}
-		if allPositive {
-			for a := c[0]; a < c[1]; a++ {
-				count += t.np[a] * t.nn[a]
-			}
-		}
-		if fused && allPositive {
+		if fused {
 			if wp == nil {
 				wp, wn = dp.OnesLike(), dn.OnesLike()
 			}
@@ -386,51 +366,66 @@ func tripletLoss(dz *torch.Tensor, t triplets, term func(*torch.Tensor) *torch.T
 		} else {
 			parts = append(parts, terms.Sum())
 		}
-		if allPositive {
-			continue
-		}
 		torch.NoGrad(func() {
 			if wp != nil { // the summands as rounded one by one: term * (w_p w_n)
 				terms = terms.Mul(wp.Unsqueeze(2).Mul(wn.Unsqueeze(1)))
 			}
-			k := terms.GtScalar(0).Sum().ToDType(dz.DType())
-			if counted == nil {
-				counted = k
-			} else {
-				counted = counted.Add(k)
-			}
+			counts = append(counts, terms.GtScalar(0).Sum())
 		})
 	}
 	sum := torch.Stack(parts, 0).Sum()
-	if allPositive {
-		return sum.DivScalar(float64(max(count, 1)))
-	}
-	return sum.Div(counted.ClampMin(1))
+	count := torch.Stack(counts, 0).Sum().ToDType(dz.DType()) // summed as integers
+	return sum.Div(count.ClampMin(1))
 }
 
-// fusedDistanceLimit is the largest latent distance for which
-// torch.SoftplusPairSum's exp(d) and exp(-d) stay finite and normal in the
-// distances' precision (0: not fused).
-func fusedDistanceLimit(dt torch.DType) float64 {
+// underflowLog is the log of half the smallest positive number of dtype dt
+// (0 for a dtype torch.SoftplusPairSum does not take): a number whose exact
+// value is above it rounds to a positive one.
+func underflowLog(dt torch.DType) float64 {
 	switch dt {
 	case torch.Float32:
-		return 80
+		return -150 * math.Ln2
 	case torch.Float64:
-		return 700
+		return -1075 * math.Ln2
 	}
 	return 0
 }
 
-// tripletPositiveBound is the smallest summand value that is safely positive
-// in float32 even after rounding; above it every triplet counts and the
-// count is the product of the set sizes. It is 8.5 times float32's smallest
-// normal number (1.18e-38), a margin over the few roundings of a summand
-// (the difference of two distances is exact at the bound's end, exp, log1p
-// and the weights' product each within an ulp or two), so that no summand
-// above it is subnormal and none is 0 even where subnormals are flushed (a
-// GPU's fast-math kernels). It was 1e-30, which sent batches with latent
-// distances past about 69 (less with small weights) to the counting path.
-const tripletPositiveBound = 1e-37
+// positiveSoftplusCount returns the number (an int64 scalar tensor) of the
+// summands softplus(dp_j - dn_k) wp_j wn_k of the sets that round to a
+// positive number, the reference's count, without forming them: a summand
+// can round to 0 only where softplus(x) is exp(x) to all precision, so it
+// counts when u_j - v_k > floor (underflowLog) with u = dp + log wp and
+// v = dn - log wn. When the smallest u minus the largest v clears floor,
+// every triplet counts; otherwise a search of each anchor's sorted v answers.
+// Padding (distance -1e30 or +1e30, weight 0) never counts.
+func (t triplets) positiveSoftplusCount(floor float64) *torch.Tensor {
+	var count *torch.Tensor
+	torch.NoGrad(func() {
+		u, v := t.dp, t.dn
+		if t.wp != nil {
+			u, v = t.dp.Add(t.wp.Log()), t.dn.Sub(t.wn.Log())
+		}
+		lo := u.MaskedFill(u.LtScalar(-padDistance/2), math.Inf(1)).Min()
+		hi := v.MaskedFill(v.GtScalar(padDistance/2), math.Inf(-1)).Max()
+		gap, err := lo.Sub(hi).Item()
+		if err != nil {
+			count = torch.ErrTensor(err)
+			return
+		}
+		if gap > floor {
+			var all int64
+			for a := range t.np {
+				all += t.np[a] * t.nn[a]
+			}
+			count = own(t.dp, torch.FromInt64([]int64{all})).Squeeze(0).To(t.dp.Device()) // 0-d, as a sum
+			return
+		}
+		sorted, _ := v.Sort(1, false)
+		count = torch.SearchSorted(sorted, u.AddScalar(-floor), false).Sum()
+	})
+	return count
+}
 
 // SoftTripletLoss is the soft triplet loss of T-LBO: over anchors i, positives j
 // (j != i, dy_ij <= eta) and negatives k (dy_ik > eta), the sum of
@@ -449,10 +444,7 @@ func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
 		negW = negW.Mul(f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu))))
 	}
 	t := tripletSets(dz, posW, negW, nu > 0)
-	// softplus(x) >= softplus(-max dz) for every difference x of two distances.
-	bound := math.Log1p(math.Exp(-t.maxDist)) * t.minWeight
-	fused := t.maxDist <= fusedDistanceLimit(dz.DType())
-	return tripletLoss(dz, t, (*torch.Tensor).Softplus, bound > tripletPositiveBound, fused)
+	return tripletLoss(dz, t, (*torch.Tensor).Softplus, underflowLog(dz.DType()) != 0)
 }
 
 // HardTripletLoss is the triplet loss with a margin: over the triplets of
@@ -465,7 +457,7 @@ func HardTripletLoss(z, y *torch.Tensor, eta, margin float64) *torch.Tensor {
 	dz, dy := pairDistances(z, y)
 	t := tripletSets(dz, dy.LeScalar(eta).ToDType(dz.DType()), dy.GtScalar(eta).ToDType(dz.DType()), false)
 	term := func(d *torch.Tensor) *torch.Tensor { return d.AddScalar(margin).Relu() }
-	return tripletLoss(dz, t, term, false, false)
+	return tripletLoss(dz, t, term, false)
 }
 
 // Constants of the log-ratio loss, as in the reference: the squared latent

@@ -5,17 +5,22 @@
 //   sum over b, j, k of softplus(p[b,j] - n[b,k]) * wp[b,j] * wn[b,k]
 //   for p, wp of shape (B, J) and n, wn of shape (B, K), differentiable in p
 //   and n (wp and wn are constants). Composed of ATen operators, so it runs
-//   on any device. It forms exp(p) and exp(-n), so it wants the entries of p
-//   and n in [0, 80] in float32 ([0, 700] in float64), as latent distances
-//   are (the caller checks); padding entries, p = -1e30 or n = +1e30 (or
-//   infinite), add nothing.
+//   on any device. Summands below 2^-60 (2^-900 in float64) are left out;
+//   padding entries, p = -1e30 or n = +1e30 (or infinite), add nothing.
 //
-// Why: the summand's (B, J, K) block is the cost of the triplet losses. With
-// e = exp(p) exp(-n), softplus(p - n) = log1p(e) and its derivative is
-// e / (1 + e): one transcendental per summand instead of the three of
-// softplus forward and backward, and the backward recomputes the block in
-// place instead of autograd keeping it. The blocks are formed and reduced
-// here; the caller bounds their size (chunks of anchors).
+// Why: the summand's (B, J, K) block is the cost of the triplet losses.
+// softplus(x) is formed as log1p(e) with e = exp(x), and its derivative as
+// e / (1 + e): where every entry of p and n is in [0, 80] (float32; [0, 700]
+// in float64), as latent distances mostly are, e = exp(p) exp(-n), one
+// transcendental a summand instead of the three of softplus forward and
+// backward; elsewhere e = exp(x) with x clamped to the range where log1p(e)
+// rounds neither to e nor to x. Either way no transcendental sees or makes a
+// subnormal number (x86 computes them in microcode; Sleef's log1p of inputs
+// below about 1e-9 took 35 ns a float against 1.3). The backward recomputes
+// the block in place instead of autograd keeping it. The blocks are formed
+// and reduced here; the caller bounds their size (chunks of anchors).
+#include <cmath>
+
 #include <torch/torch.h>
 
 namespace {
@@ -25,23 +30,40 @@ using torch::autograd::variable_list;
 
 // Cuts are the block's thresholds in a dtype. Below tiny a summand is set to
 // 0 (2^-60 is below a float32 ulp of any loss it enters, whose other terms
-// are of order 1e-4 and more; 2^-900 for float64), so that no
-// product of the block or its weights is subnormal: x86 computes subnormals
-// in microcode, and Sleef's log1p passes through them for inputs below about
-// 1e-9 (35 ns a float against 1.3). Below exact, log1p(e) rounds to e.
+// are of order 1e-4 and more; 2^-900 for float64). Below exact, log1p(e)
+// rounds to e; above 1/exact, softplus(x) rounds to x.
+// Entries of p and n are in productRange when exp(p) and exp(-n) are normal
+// numbers whose products are too.
 struct Cuts {
-  double tiny, exact;
+  double tiny, exact, productRange;
 };
 
 Cuts cutsOf(at::ScalarType t) {
-  if (t == at::kDouble) return {0x1p-900, 0x1p-53};
-  return {0x1p-60, 0x1p-24};
+  if (t == at::kDouble) return {0x1p-900, 0x1p-53, 700};
+  return {0x1p-60, 0x1p-24, 80};
 }
 
-// pairExp returns the block e[b,j,k] = exp(p[b,j]) * exp(-n[b,k]), with the
-// entries below cuts.tiny set to 0.
-at::Tensor pairExp(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts) {
-  at::Tensor e = p.exp().unsqueeze(2) * n.neg().exp().unsqueeze(1);
+// Padding entries are at least this far out (1e30 or infinite).
+constexpr double padding = 1e29;
+
+// inProductRange says whether the entries of p and n, padding apart, lie in
+// [0, cuts.productRange].
+bool inProductRange(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts) {
+  at::Tensor lo = at::minimum(p.masked_fill(p < -padding, 0).min(), n.min());
+  at::Tensor hi = at::maximum(p.max(), n.masked_fill(n > padding, 0).max());
+  return lo.item<double>() >= 0 && hi.item<double>() <= cuts.productRange;
+}
+
+// pairExp returns the block e[b,j,k] = exp(p[b,j] - n[b,k]) where it is at
+// least cuts.tiny, 0 below. product says that the entries are in the product
+// range, where it is formed as exp(p) exp(-n); elsewhere it is clamped at
+// 1/cuts.exact.
+at::Tensor pairExp(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts, bool product) {
+  at::Tensor e;
+  if (product)
+    e = p.exp().unsqueeze(2) * n.neg().exp().unsqueeze(1);
+  else
+    e = (p.unsqueeze(2) - n.unsqueeze(1)).clamp_(std::log(cuts.tiny) - 1, -std::log(cuts.exact)).exp_();
   return at::threshold_(e, cuts.tiny, 0);
 }
 
@@ -51,15 +73,19 @@ public:
                             const at::Tensor &wn) {
     ctx->save_for_backward({p, n, wp, wn});
     Cuts cuts = cutsOf(p.scalar_type());
-    at::Tensor e = pairExp(p, n, cuts);
+    bool product = inProductRange(p, n, cuts);
+    ctx->saved_data["product"] = product;
+    at::Tensor e = pairExp(p, n, cuts, product);
     at::Tensor s = at::where(e < cuts.exact, e, e.clamp_min(cuts.exact).log1p_()); // softplus(p - n)
+    if (!product) // where e was clamped above, softplus(x) rounds to x (and is above x elsewhere)
+      at::maximum_out(s, s, p.unsqueeze(2) - n.unsqueeze(1));
     return at::bmm(s, wn.unsqueeze(2)).squeeze(2).mul(wp).sum();
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
     const at::Tensor &p = saved[0], &n = saved[1], &wp = saved[2], &wn = saved[3];
-    at::Tensor e = pairExp(p, n, cutsOf(p.scalar_type()));
+    at::Tensor e = pairExp(p, n, cutsOf(p.scalar_type()), ctx->saved_data["product"].toBool());
     e.mul_(e.add(1).reciprocal_()); // the sigmoid of p - n, without cancellation
     const at::Tensor &g = grads[0];
     at::Tensor gp = at::bmm(e, wn.unsqueeze(2)).squeeze(2).mul(wp).mul(g);

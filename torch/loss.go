@@ -102,8 +102,7 @@ func Dropout(x *Tensor, p float64, train bool) *Tensor { return opDropout.tensor
 // softplus(p[b,j] - n[b,k]) wp[b,j] wn[b,k] for p, wp of shape (B, J) and n,
 // wn of shape (B, K), differentiable in p and n (the weights are constants):
 // the triplet losses' reduction without their (B, J, K) block kept for
-// autograd, one transcendental a summand (native/ops.cpp). It forms exp(p)
-// and exp(-n), so it wants the entries of p and n in [0, 80] in float32
-// ([0, 700] in float64), as latent distances are; padding entries, p = -1e30
-// or n = +1e30 (or infinite), add nothing.
+// autograd, and without subnormal numbers whatever the range of p and n
+// (native/ops.cpp). Summands below 2^-60 (2^-900 in float64) are left out;
+// padding entries, p = -1e30 or n = +1e30 (or infinite), add nothing.
 func SoftplusPairSum(p, n, wp, wn *Tensor) *Tensor { return opSoftplusPairSum.tensor(p, n, wp, wn) }

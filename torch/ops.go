@@ -91,6 +91,7 @@ var (
 	opClamp       = newOp("aten::clamp", "")
 	opTopK        = newOp("aten::topk", "")
 	opSort        = newOp("aten::sort", "")
+	opSearchSort  = newOp("aten::searchsorted", "Tensor")
 	opNonzero     = newOp("aten::nonzero", "")
 	opMultinomial = newOp("aten::multinomial", "")
 	opClone       = newOp("aten::clone", "")
@@ -401,6 +402,15 @@ func (t *Tensor) TopK(k int, dim int, largest bool) (values, indices *Tensor) {
 // Sort sorts t along dim and returns the values and their original indices.
 func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
 	return opSort.pair(t, dim, descending)
+}
+
+// SearchSorted returns, for each entry of values, the number of entries of
+// the matching row of sorted (sorted ascending along its last dimension) that
+// are below it, or at most it when right is true: the index at which it would
+// be inserted. sorted and values have the same leading dimensions (or sorted
+// is 1-d); the result is int64 in values' shape.
+func SearchSorted(sorted, values *Tensor, right bool) *Tensor {
+	return opSearchSort.tensor(sorted, values, kw{"right", right})
 }
 
 // Nonzero returns the indices of the non-zero elements, one row each.
