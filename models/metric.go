@@ -437,14 +437,19 @@ func SoftTripletLoss(z, y *torch.Tensor, eta, nu float64) *torch.Tensor {
 		return torch.ErrTensor(err)
 	}
 	dz, dy := pairDistances(z, y)
+	return tripletLoss(dz, softTripletSets(dz, dy, eta, nu), (*torch.Tensor).Softplus, underflowLog(dz.DType()) != 0)
+}
+
+// softTripletSets gathers the soft triplet loss's triplets of a batch from
+// its latent and label distances, with nu's weights (none for nu = 0).
+func softTripletSets(dz, dy *torch.Tensor, eta, nu float64) triplets {
 	posW, negW := dy.LeScalar(eta).ToDType(dz.DType()), dy.GtScalar(eta).ToDType(dz.DType())
 	if nu > 0 {
 		f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
 		posW = posW.Mul(f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu))))
 		negW = negW.Mul(f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu))))
 	}
-	t := tripletSets(dz, posW, negW, nu > 0)
-	return tripletLoss(dz, t, (*torch.Tensor).Softplus, underflowLog(dz.DType()) != 0)
+	return tripletSets(dz, posW, negW, nu > 0)
 }
 
 // HardTripletLoss is the triplet loss with a margin: over the triplets of

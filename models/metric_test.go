@@ -208,13 +208,7 @@ func TestPositiveSoftplusCount(t *testing.T) {
 		for _, scale := range []float64{10, 16, 20, 21, 22, 23, 24, 25, 40} {
 			z := sc.Own(z0.MulScalar(scale).ToDType(torch.Float32))
 			dz, dy := pairDistances(z, sc.Own(y.ToDType(torch.Float32)))
-			posW, negW := dy.LeScalar(eta).ToDType(torch.Float32), dy.GtScalar(eta).ToDType(torch.Float32)
-			if nu > 0 {
-				f := func(t *torch.Tensor) *torch.Tensor { return t.DivScalar(2 * nu).Tanh() }
-				posW = posW.Mul(f(dy.RSubScalar(eta)).DivScalar(math.Tanh(eta / (2 * nu))))
-				negW = negW.Mul(f(dy.AddScalar(-eta)).DivScalar(math.Tanh((1 - eta) / (2 * nu))))
-			}
-			got, err := tripletSets(dz, posW, negW, nu > 0).positiveSoftplusCount(underflowLog(torch.Float32)).Int64s()
+			got, err := softTripletSets(dz, dy, eta, nu).positiveSoftplusCount(underflowLog(torch.Float32)).Int64s()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,7 +231,9 @@ func TestPositiveSoftplusCount(t *testing.T) {
 		dn, wp float64
 		want   int64
 	}{{103.9, 1, 1}, {104.1, 1, 0}, {90.1, 1e-6, 1}, {90.3, 1e-6, 0}} {
-		one := func(v float64) *torch.Tensor { return sc.Own(torch.FromFloat64([]float64{v}, 1, 1).ToDType(torch.Float32)) }
+		one := func(v float64) *torch.Tensor {
+			return sc.Own(torch.FromFloat64([]float64{v}, 1, 1).ToDType(torch.Float32))
+		}
 		set := triplets{dp: one(0), dn: one(c.dn), wp: one(c.wp), wn: one(1), np: []int64{1}, nn: []int64{1}}
 		got, err := set.positiveSoftplusCount(underflowLog(torch.Float32)).Int64s()
 		if err != nil {
