@@ -88,7 +88,7 @@ func TestCUDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := g.Float32s()
-	want := []float32{3, 7, 3, 7} // d/dx sum(x x) = 1 x^T + x^T 1
+	want := []float32{7, 11, 9, 13} // d/dx sum(x x) = 1 x^T + x^T 1 = [3 7; 3 7] + [4 4; 6 6]
 	for i := range want {
 		if v[i] != want[i] {
 			t.Fatalf("cuda grad %v want %v", v, want)

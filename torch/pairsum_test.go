@@ -9,12 +9,12 @@ import (
 
 // pairSumWithGrad evaluates f(p, n) and returns its value and the gradients
 // with respect to p and n.
-func pairSumWithGrad(t *testing.T, f func(p, n *Tensor) *Tensor, p0, n0 []float64, b, j, k int64) (float64, []float64, []float64) {
+func pairSumWithGrad(t *testing.T, f func(p, n *Tensor) *Tensor, p0, n0 []float64, b, j, k int64, dev Device) (float64, []float64, []float64) {
 	t.Helper()
 	sc := NewScope()
 	defer sc.Close()
-	p := sc.Own(FromFloat64(p0, b, j)).SetRequiresGrad(true)
-	n := sc.Own(FromFloat64(n0, b, k)).SetRequiresGrad(true)
+	p := sc.Own(sc.Own(FromFloat64(p0, b, j)).To(dev)).SetRequiresGrad(true)
+	n := sc.Own(sc.Own(FromFloat64(n0, b, k)).To(dev)).SetRequiresGrad(true)
 	y := sc.Own(f(p, n))
 	v, err := y.Item()
 	if err != nil {
@@ -49,15 +49,26 @@ func pairSumWithGrad(t *testing.T, f func(p, n *Tensor) *Tensor, p0, n0 []float6
 // subnormals); to 1e-8 on distances to 200 and 800, where exp(p) overflows
 // float32 (float64 for 800) and the sum forms exp(p - n) instead. Those with
 // a summand above 2^-60 also in float32, to 1e-5.
-func TestSoftplusPairSum(t *testing.T) {
+func TestSoftplusPairSum(t *testing.T) { softplusPairSumRanges(t, CPU) }
+
+// TestSoftplusPairSumCUDA is TestSoftplusPairSum on the GPU (the same
+// tolerances); skipped without a CUDA device.
+func TestSoftplusPairSumCUDA(t *testing.T) {
+	if !CUDAAvailable() {
+		t.Skip("no CUDA device seen")
+	}
+	softplusPairSumRanges(t, CUDA(0))
+}
+
+func softplusPairSumRanges(t *testing.T, dev Device) {
 	for _, c := range []struct{ pLo, pHi, nLo, nHi, tol float64 }{
 		{0, 15, 0, 15, 1e-12}, {0, 30, 0, 30, 1e-8}, {0, 5, 40, 75, 1e-12}, {0, 200, 0, 200, 1e-8}, {0, 800, 0, 800, 1e-8},
 	} {
-		checkSoftplusPairSum(t, c.pLo, c.pHi, c.nLo, c.nHi, c.tol)
+		checkSoftplusPairSum(t, c.pLo, c.pHi, c.nLo, c.nHi, c.tol, dev)
 	}
 }
 
-func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64) {
+func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64, dev Device) {
 	const b, j, k = 3, 4, 5
 	rng := rand.New(rand.NewPCG(1, 2))
 	fill := func(m int, lo, hi float64) []float64 {
@@ -69,16 +80,16 @@ func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64) {
 	}
 	p0, n0, wp0, wn0 := fill(b*j, pLo, pHi), fill(b*k, nLo, nHi), fill(b*j, 0, 1), fill(b*k, 0, 1)
 	p0[j-1], n0[k-1], n0[2*k-1] = -1e30, 1e30, 1e30 // padding of anchors 0 and 1
-	wp, wn := FromFloat64(wp0, b, j), FromFloat64(wn0, b, k)
-	defer wp.Close()
-	defer wn.Close()
+	ws := NewScope()
+	defer ws.Close()
+	wp, wn := ws.Own(ws.Own(FromFloat64(wp0, b, j)).To(dev)), ws.Own(ws.Own(FromFloat64(wn0, b, k)).To(dev))
 	fused := func(p, n *Tensor) *Tensor { return SoftplusPairSum(p, n, wp, wn) }
 	composed := func(p, n *Tensor) *Tensor {
 		terms := p.Unsqueeze(2).Sub(n.Unsqueeze(1)).Softplus()
 		return terms.Mul(wp.Unsqueeze(2).Mul(wn.Unsqueeze(1))).Sum()
 	}
-	got, gp, gn := pairSumWithGrad(t, fused, p0, n0, b, j, k)
-	want, wp1, wn1 := pairSumWithGrad(t, composed, p0, n0, b, j, k)
+	got, gp, gn := pairSumWithGrad(t, fused, p0, n0, b, j, k, dev)
+	want, wp1, wn1 := pairSumWithGrad(t, composed, p0, n0, b, j, k, dev)
 	near := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) } // relative: the far sums are tiny
 	if !near(got, want, tol) {
 		t.Errorf("p in [%g, %g], n in [%g, %g]: value %.15g, composed %.15g", pLo, pHi, nLo, nHi, got, want)
@@ -102,8 +113,8 @@ func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64) {
 	}
 	sc := NewScope()
 	defer sc.Close()
-	p32 := sc.Own(FromFloat64(p0, b, j).ToDType(Float32))
-	n32 := sc.Own(FromFloat64(n0, b, k).ToDType(Float32))
+	p32 := sc.Own(sc.Own(FromFloat64(p0, b, j).ToDType(Float32)).To(dev))
+	n32 := sc.Own(sc.Own(FromFloat64(n0, b, k).ToDType(Float32)).To(dev))
 	v32, err := sc.Own(SoftplusPairSum(p32, n32, sc.Own(wp.ToDType(Float32)), sc.Own(wn.ToDType(Float32)))).Item()
 	if err != nil {
 		t.Fatal(err)

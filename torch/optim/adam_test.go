@@ -2,6 +2,7 @@ package optim_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,27 +132,34 @@ func TestClipGradNorm(t *testing.T) {
 	}
 }
 
-// rssKiB reads the resident set size of this process.
+// rssKiB reads the anonymous resident memory (RssAnon) of this process.
 func rssKiB(t *testing.T) int64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Skip("no /proc/self/status")
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, "RssAnon:") {
 			v, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
 			return v
 		}
 	}
-	t.Skip("no VmRSS")
+	t.Skip("no RssAnon")
 	return 0
 }
 
 // TestMemoryFlatOverTrainingSteps trains a small network for 10,000 steps and
 // checks that every native tensor of a step is released by its scope: the
 // number of live handles is the same after every step, no tensor is left to
-// the finalizer, and resident memory does not grow after the warm-up. No GC
-// is forced, so tensors a scope misses show as live handles and as memory.
+// the finalizer, and resident memory does not grow with the steps after the
+// warm-up. No GC is forced, so tensors a scope misses show as live handles
+// and as memory. Resident memory is its anonymous part (RssAnon: the heaps,
+// not the libraries' code pages), read after the heap's free pages are handed
+// back (torch.ReleaseFreeMemory), at the ends of three windows of 3,000
+// steps: a leak grows it in each, so the smallest window's growth must stay
+// under 2.7 MB (about 0.9 KB a step). A one-time growth may fall in any one
+// window: on a 16-core machine (an H200's) with a CUDA libtorch, anonymous
+// memory grew once by 21 MB, the same over 9,000 steps as over 29,000.
 func TestMemoryFlatOverTrainingSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long memory test")
@@ -185,24 +193,31 @@ func TestMemoryFlatOverTrainingSteps(t *testing.T) {
 	if s := os.Getenv("TLBO_MEMTEST_STEPS"); s != "" {
 		steps, _ = strconv.Atoi(s)
 	}
-	var base, live, collected int64
-	for i := 0; i < steps; i++ {
+	var live, collected int64
+	var rss []int64 // at the warm-up's end and at each window's
+	window := (steps - warmup) / 3
+	for n := 1; n <= steps; n++ {
 		step()
-		switch {
-		case i == warmup:
-			base, live, collected = rssKiB(t), torch.LiveTensors(), torch.CollectedTensors()
-		case i > warmup && torch.LiveTensors() != live:
+		if n == warmup {
+			live, collected = torch.LiveTensors(), torch.CollectedTensors()
+		} else if n > warmup && torch.LiveTensors() != live {
 			t.Fatalf("step %d: %d live tensor handles, %d after the warm-up: a step leaks tensors",
-				i, torch.LiveTensors(), live)
+				n, torch.LiveTensors(), live)
+		}
+		if n >= warmup && (n-warmup)%window == 0 && len(rss) < 4 {
+			torch.ReleaseFreeMemory()
+			rss = append(rss, rssKiB(t))
 		}
 	}
-	end := rssKiB(t)
-	t.Logf("RSS after %d steps: %d KiB; after %d steps: %d KiB (growth %d KiB); %d live tensors",
-		warmup, base, steps, end, end-base, live)
 	if n := torch.CollectedTensors() - collected; n != 0 {
 		t.Errorf("%d tensors of the steps were freed by the finalizer, not by their scope", n)
 	}
-	if end-base > 8*1024 {
-		t.Errorf("resident memory grew by %d KiB over %d steps", end-base, steps-warmup)
+	least := int64(math.MaxInt64)
+	for k := 1; k < len(rss); k++ {
+		least = min(least, rss[k]-rss[k-1])
+	}
+	t.Logf("anonymous RSS (KiB) after %d steps and every %d after: %v; %d live tensors", warmup, window, rss, live)
+	if least > 8*1024/3 {
+		t.Errorf("resident memory grew by at least %d KiB in each window of %d steps: %v KiB", least, window, rss)
 	}
 }
