@@ -92,6 +92,7 @@ var (
 	opTopK        = newOp("aten::topk", "")
 	opSort        = newOp("aten::sort", "")
 	opSearchSort  = newOp("aten::searchsorted", "Tensor")
+	opFlip        = newOp("aten::flip", "")
 	opNonzero     = newOp("aten::nonzero", "")
 	opMultinomial = newOp("aten::multinomial", "")
 	opClone       = newOp("aten::clone", "")
@@ -403,6 +404,9 @@ func (t *Tensor) TopK(k int, dim int, largest bool) (values, indices *Tensor) {
 func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
 	return opSort.pair(t, dim, descending)
 }
+
+// Flip reverses the order of t's elements along each of dims.
+func (t *Tensor) Flip(dims ...int64) *Tensor { return opFlip.tensor(t, dims) }
 
 // SearchSorted returns, for each entry of values, the number of entries of
 // the matching row of sorted (sorted ascending along its last dimension) that
