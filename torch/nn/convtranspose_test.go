@@ -9,11 +9,11 @@ import (
 )
 
 // TestConvTranspose2dAsConv compares ConvTranspose2d's forward, which on the
-// CPU computes most layers as a convolution of the dilated input, with ATen's
-// transposed convolution on the same weights: outputs and the gradients of
-// input, weight and bias of sum(y^2) to 1e-5 relative to the largest entry,
-// over strides 1 to 3 (output padding stride - 1), paddings 0 to 2, kernels 3
-// and 4, and one output channel (left to ATen).
+// CPU computes stride-1 layers as convolutions, with ATen's transposed
+// convolution on the same weights: outputs and the gradients of input, weight
+// and bias of sum(y^2) to 1e-5 relative to the largest entry, over strides 1
+// to 3 (output padding stride - 1; those above 1 left to ATen), paddings 0 to
+// 2, kernels 3 and 4, and one output channel (left to ATen).
 func TestConvTranspose2dAsConv(t *testing.T) {
 	if err := torch.ManualSeed(11); err != nil {
 		t.Fatal(err)
