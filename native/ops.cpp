@@ -47,8 +47,9 @@ Cuts cutsOf(at::ScalarType t) {
 constexpr double padding = 1e29;
 
 // inProductRange says whether the entries of p and n, padding apart, lie in
-// [0, cuts.productRange].
+// [0, cuts.productRange] (true when there are none).
 bool inProductRange(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts) {
+  if (p.numel() == 0 || n.numel() == 0) return true;
   at::Tensor lo = at::minimum(p.masked_fill(p < -padding, 0).min(), n.min());
   at::Tensor hi = at::maximum(p.max(), n.masked_fill(n > padding, 0).max());
   return lo.item<double>() >= 0 && hi.item<double>() <= cuts.productRange;

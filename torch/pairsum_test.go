@@ -124,6 +124,19 @@ func checkSoftplusPairSum(t *testing.T, pLo, pHi, nLo, nHi, tol float64, dev Dev
 	}
 }
 
+// TestSoftplusPairSumEmpty: no anchors, positives or negatives sum to 0.
+func TestSoftplusPairSumEmpty(t *testing.T) {
+	sc := NewScope()
+	defer sc.Close()
+	for _, c := range [][3]int64{{0, 3, 4}, {2, 0, 4}, {2, 3, 0}} {
+		p, n := sc.Own(Rand([]int64{c[0], c[1]}, Float32, CPU)), sc.Own(Rand([]int64{c[0], c[2]}, Float32, CPU))
+		v, err := sc.Own(SoftplusPairSum(p, n, p, n)).Item()
+		if err != nil || v != 0 {
+			t.Errorf("shape %v: %v, %v; want 0", c, v, err)
+		}
+	}
+}
+
 // TestSoftplusPairSumRefusesBadInput: mismatched shapes and weights that
 // require gradients are refused with the operator's name.
 func TestSoftplusPairSumRefusesBadInput(t *testing.T) {
