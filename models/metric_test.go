@@ -57,6 +57,16 @@ func lossAndGrad(t *testing.T, f func(z, y *torch.Tensor) *torch.Tensor, z, y *t
 	return v, fixture.Float64s(t, g)
 }
 
+// randomBatch seeds libtorch and returns b latent points of size 5 (standard
+// normal) and b labels (uniform on [0, 1)), float64 on the CPU, owned by sc.
+func randomBatch(t *testing.T, sc *torch.Scope, seed uint64, b int64) (z, y *torch.Tensor) {
+	t.Helper()
+	if err := torch.ManualSeed(seed); err != nil {
+		t.Fatal(err)
+	}
+	return sc.Own(torch.Randn([]int64{b, 5}, torch.Float64, torch.CPU)), sc.Own(torch.Rand([]int64{b}, torch.Float64, torch.CPU))
+}
+
 // TestMetricLossesCUDA compares every metric loss and its gradient on the GPU
 // with the same on the CPU, on a batch of 200 at latent scales 1, 10 and 60
 // (the soft triplet loss's fused sum in and beyond its product range, and
@@ -67,13 +77,9 @@ func TestMetricLossesCUDA(t *testing.T) {
 	if !torch.CUDAAvailable() {
 		t.Skip("no CUDA device seen")
 	}
-	if err := torch.ManualSeed(5); err != nil {
-		t.Fatal(err)
-	}
 	sc := torch.NewScope()
 	defer sc.Close()
-	z0 := sc.Own(torch.Randn([]int64{200, 5}, torch.Float64, torch.CPU))
-	y := sc.Own(torch.Rand([]int64{200}, torch.Float64, torch.CPU))
+	z0, y := randomBatch(t, sc, 5, 200)
 	for name, f := range metricFuncs(0.1, 0.05, 1) {
 		for _, scale := range []float64{1, 10, 60} {
 			z := sc.Own(z0.MulScalar(scale))
@@ -236,14 +242,10 @@ func gatherTripletTerms(z, y *torch.Tensor, eta, nu float64, term func(*torch.Te
 // distance of the bound: by at most 2 of the 254,432 triplets (they agree
 // exactly on these batches).
 func TestPositiveSoftplusCount(t *testing.T) {
-	if err := torch.ManualSeed(3); err != nil {
-		t.Fatal(err)
-	}
 	const b, eta = 120, 0.1
 	sc := torch.NewScope()
 	defer sc.Close()
-	z0 := sc.Own(torch.Randn([]int64{b, 5}, torch.Float64, torch.CPU))
-	y := sc.Own(torch.Rand([]int64{b}, torch.Float64, torch.CPU))
+	z0, y := randomBatch(t, sc, 3, b)
 	for _, nu := range []float64{0, 0.05} {
 		for _, scale := range []float64{10, 16, 20, 21, 22, 23, 24, 25, 40} {
 			z := sc.Own(z0.MulScalar(scale).ToDType(torch.Float32))
@@ -297,14 +299,11 @@ func TestPositiveSoftplusCount(t *testing.T) {
 // 0.2% fewer summands here), where the loss counts a summand whose value
 // rounds to a positive float32, as a correctly rounded one would.
 func TestTripletLossesChunked(t *testing.T) {
-	if err := torch.ManualSeed(7); err != nil {
-		t.Fatal(err)
-	}
 	const b, eta = 200, 0.1
 	sc := torch.NewScope()
 	defer sc.Close()
-	z := sc.Own(torch.Randn([]int64{b, 5}, torch.Float64, torch.CPU))
-	y := sc.Own(torch.Rand([]int64{b}, torch.Float64, torch.CPU)).Square() // skewed labels
+	z, y := randomBatch(t, sc, 7, b)
+	y = sc.Own(y.Square()) // skewed labels
 	zs, err := z.Float64s()
 	if err != nil {
 		t.Fatal(err)

@@ -47,24 +47,31 @@ Cuts cutsOf(at::ScalarType t) {
 constexpr double padding = 1e29;
 
 // inProductRange says whether the entries of p and n, padding apart, lie in
-// [0, cuts.productRange] (true when there are none).
+// [0, cuts.productRange] (true when there are none). One copy to the host
+// (a synchronisation on a GPU) per call.
 bool inProductRange(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts) {
   if (p.numel() == 0 || n.numel() == 0) return true;
   at::Tensor lo = at::minimum(p.masked_fill(p < -padding, 0).min(), n.min());
   at::Tensor hi = at::maximum(p.max(), n.masked_fill(n > padding, 0).max());
-  return lo.item<double>() >= 0 && hi.item<double>() <= cuts.productRange;
+  at::Tensor range = at::stack({lo, hi}).to(at::kCPU, at::kDouble);
+  const double *r = range.data_ptr<double>();
+  return r[0] >= 0 && r[1] <= cuts.productRange;
 }
 
-// pairExp returns the block e[b,j,k] = exp(p[b,j] - n[b,k]) where it is at
-// least cuts.tiny, 0 below. product says that the entries are in the product
-// range, where it is formed as exp(p) exp(-n); elsewhere it is clamped at
-// 1/cuts.exact.
-at::Tensor pairExp(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts, bool product) {
-  at::Tensor e;
-  if (product)
-    e = p.exp().unsqueeze(2) * n.neg().exp().unsqueeze(1);
-  else
-    e = (p.unsqueeze(2) - n.unsqueeze(1)).clamp_(std::log(cuts.tiny) - 1, -std::log(cuts.exact)).exp_();
+// pairDiff returns the block x[b,j,k] = p[b,j] - n[b,k].
+at::Tensor pairDiff(const at::Tensor &p, const at::Tensor &n) { return p.unsqueeze(2) - n.unsqueeze(1); }
+
+// productExp returns the block e[b,j,k] = exp(p[b,j]) exp(-n[b,k]) (entries
+// in the product range), and clampedExp exp(x) with x clamped at
+// log(1/cuts.exact) (any entries); either with the entries below cuts.tiny
+// set to 0.
+at::Tensor productExp(const at::Tensor &p, const at::Tensor &n, const Cuts &cuts) {
+  at::Tensor e = p.exp().unsqueeze(2) * n.neg().exp().unsqueeze(1);
+  return at::threshold_(e, cuts.tiny, 0);
+}
+
+at::Tensor clampedExp(const at::Tensor &x, const Cuts &cuts) {
+  at::Tensor e = x.clamp(std::log(cuts.tiny) - 1, -std::log(cuts.exact)).exp_();
   return at::threshold_(e, cuts.tiny, 0);
 }
 
@@ -76,17 +83,19 @@ public:
     Cuts cuts = cutsOf(p.scalar_type());
     bool product = inProductRange(p, n, cuts);
     ctx->saved_data["product"] = product;
-    at::Tensor e = pairExp(p, n, cuts, product);
+    at::Tensor x = product ? at::Tensor() : pairDiff(p, n);
+    at::Tensor e = product ? productExp(p, n, cuts) : clampedExp(x, cuts);
     at::Tensor s = at::where(e < cuts.exact, e, e.clamp_min(cuts.exact).log1p_()); // softplus(p - n)
     if (!product) // where e was clamped above, softplus(x) rounds to x (and is above x elsewhere)
-      at::maximum_out(s, s, p.unsqueeze(2) - n.unsqueeze(1));
+      at::maximum_out(s, s, x);
     return at::bmm(s, wn.unsqueeze(2)).squeeze(2).mul(wp).sum();
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
     const at::Tensor &p = saved[0], &n = saved[1], &wp = saved[2], &wn = saved[3];
-    at::Tensor e = pairExp(p, n, cutsOf(p.scalar_type()), ctx->saved_data["product"].toBool());
+    Cuts cuts = cutsOf(p.scalar_type());
+    at::Tensor e = ctx->saved_data["product"].toBool() ? productExp(p, n, cuts) : clampedExp(pairDiff(p, n), cuts);
     e.mul_(e.add(1).reciprocal_()); // the sigmoid of p - n, without cancellation
     const at::Tensor &g = grads[0];
     at::Tensor gp = at::bmm(e, wn.unsqueeze(2)).squeeze(2).mul(wp).mul(g);
