@@ -223,16 +223,27 @@ func report(env *task.Env, net models.VAE[models.Dense], val []models.Dense, _ t
 	if !ok {
 		return fmt.Errorf("topology report: network %T is not the conv VAE", net)
 	}
-	mu, err := models.EncodeMeans[models.Dense](m, val)
+	acc, sim, err := reconstruction(m, val)
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(env.Stdout, "val_pixel_accuracy %.4f\nval_similarity %.4f (cosine, rounded reconstruction from the mean)\n", acc, sim)
+	return nil
+}
+
+// reconstruction returns the mean pixel accuracy and the mean cosine
+// similarity of the rounded decodes of the encoder means of xs (0/1
+// designs as examples, at least one), each against its original.
+func reconstruction(m *conv.Model, xs []models.Dense) (acc, sim float64, err error) {
+	mu, err := models.EncodeMeans[models.Dense](m, xs)
+	if err != nil {
+		return 0, 0, err
 	}
 	rec, err := m.Decode(mu)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	var acc, sim float64
-	for i, x := range val {
+	for i, x := range xs {
 		d := make(Design, Pixels)
 		same := 0
 		for j, v := range x {
@@ -244,9 +255,8 @@ func report(env *task.Env, net models.VAE[models.Dense], val []models.Dense, _ t
 		acc += float64(same) / Pixels
 		sim += Similarity(rec[i], d)
 	}
-	n := float64(len(val))
-	fmt.Fprintf(env.Stdout, "val_pixel_accuracy %.4f\nval_similarity %.4f (cosine, rounded reconstruction from the mean)\n", acc/n, sim/n)
-	return nil
+	n := float64(len(xs))
+	return acc / n, sim / n, nil
 }
 
 // importCheckpoint converts the authors' TopologyVAE (a Lightning checkpoint
