@@ -77,6 +77,12 @@ int tlbo_cuda_synchronize(char **err);
 int tlbo_manual_seed(uint64_t seed, char **err);
 int tlbo_set_num_threads(int n, char **err);
 int tlbo_get_num_threads(void);
+/* Whether calls into libtorch flush subnormal floats to zero (on by default): each call sets the
+ * calling thread's FTZ and DAZ modes and restores the caller's after it; libtorch's worker threads
+ * keep the mode of the call that started them. Returns 1 when the mode is now as asked, 0 when the
+ * platform has no such mode (only x86-64 has; elsewhere it stays off). */
+int tlbo_set_flush_denormal(int on);
+int tlbo_get_flush_denormal(void);
 /* Returns the allocator's free pages to the system: tcmalloc's when the program links it
  * (MallocExtension_ReleaseFreeMemory), else those of every glibc malloc arena (malloc_trim);
  * 1 when memory was released, 0 when none was or the allocator has no such call. */

@@ -228,11 +228,7 @@ func (o *op) call(args ...any) ([]value, error) {
 	var rets *C.tlbo_ret
 	var nrets C.int
 	var msg *C.char
-	grad := C.int(0)
-	if GradEnabled() {
-		grad = 1
-	}
-	status := C.tlbo_op_call(o.h, cargs, C.int(len(args)), grad, &rets, &nrets, &msg)
+	status := C.tlbo_op_call(o.h, cargs, C.int(len(args)), cBool(GradEnabled()), &rets, &nrets, &msg)
 	// args holds every tensor whose handle was copied into cargs (directly, in
 	// a []*Tensor or in a kw): without this, a temporary operand could become
 	// unreachable, and its finalizer free the handle while C still reads it.

@@ -333,12 +333,8 @@ func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
 	if err := t.Err(); err != nil {
 		return t
 	}
-	v := C.int(0)
-	if on {
-		v = 1
-	}
 	var msg *C.char
-	status := C.tlbo_tensor_set_requires_grad(t.handle(), v, &msg)
+	status := C.tlbo_tensor_set_requires_grad(t.handle(), cBool(on), &msg)
 	runtime.KeepAlive(t)
 	if err := takeError(status, msg, "requires_grad"); err != nil {
 		t.err = err

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
@@ -45,6 +46,7 @@ func newApp() *cli.App {
 	app := &cli.App{
 		Name:  "tlbo-native",
 		Usage: "Bayesian optimisation in a metric-learned VAE latent space (T-LBO)",
+		Before: func(*cli.Context) error { return cliutil.DenormalsFromEnv() },
 		Commands: []*cli.Command{
 			versionCommand(),
 			checkpointCommand(),

@@ -14,7 +14,7 @@ import (
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
-		Usage: "print the Go and libtorch versions, CUDA support, threads and the C allocator",
+		Usage: "print the Go and libtorch versions, CUDA support, threads, the denormal mode and the C allocator",
 		Action: func(c *cli.Context) error {
 			tv, err := torch.Version()
 			if err != nil {
@@ -26,6 +26,7 @@ func versionCommand() *cli.Command {
 			fmt.Printf("cuda_available %t\n", torch.CUDAAvailable())
 			fmt.Printf("cuda_devices %d\n", torch.CUDADeviceCount())
 			fmt.Printf("threads %d\n", torch.NumThreads())
+			fmt.Printf("flush_denormal %t\n", torch.FlushDenormal())
 			fmt.Printf("malloc %s\n", malloc.Allocator())
 			return nil
 		},

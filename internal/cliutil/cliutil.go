@@ -57,6 +57,25 @@ func SetupTorch(c *cli.Context) (torch.Device, error) {
 	return dev, nil
 }
 
+// DenormalsEnv names the environment variable that chooses libtorch's
+// denormal mode: "flush" (the default) or "keep" (torch.SetFlushDenormal).
+const DenormalsEnv = "TLBO_DENORMALS"
+
+// DenormalsFromEnv applies the denormal mode that $TLBO_DENORMALS asks for.
+func DenormalsFromEnv() error {
+	switch v := os.Getenv(DenormalsEnv); v {
+	case "", "flush":
+		if !torch.SetFlushDenormal(true) && v != "" {
+			return fmt.Errorf("%s=flush: this CPU has no flush-to-zero mode (x86-64 only)", DenormalsEnv)
+		}
+	case "keep":
+		torch.SetFlushDenormal(false)
+	default:
+		return fmt.Errorf("%s=%q: want flush (the default) or keep", DenormalsEnv, v)
+	}
+	return nil
+}
+
 // InputLines reads every line of r, spaces trimmed, blank ones kept ("").
 func InputLines(r io.Reader, name string) ([]string, error) {
 	var out []string
