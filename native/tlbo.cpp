@@ -62,8 +62,9 @@ std::atomic<bool> flush_denormal{can_flush};
 // denormals-are-zero modes (MXCSR's FTZ and DAZ bits, as
 // torch.set_flush_denormal does) for one call into libtorch, and restores the
 // caller's modes after it, so that Go's own arithmetic keeps IEEE subnormals.
-// Subnormal activations and gradients take a slow microcode path on x86: on
-// the soft-triplet JT-VAE a training step took 2.2 times as long with them.
+// Subnormal activations and gradients take a slow microcode path on x86:
+// training steps of the shipped soft-triplet JT-VAE took twice as long with
+// them (docs/experiment section 3).
 // Worker threads libtorch starts inside a call inherit the modes and keep them.
 class FlushDenormalScope {
  public:
