@@ -28,6 +28,7 @@
 #include <dlfcn.h>  // dlsym: tcmalloc's release, when the program links it
 #if defined(__x86_64__)
 #include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr
+#define TLBO_HAS_MXCSR 1  // FTZ and DAZ modes that FlushDenormalScope sets
 #endif
 
 struct tlbo_tensor_s {
@@ -47,8 +48,7 @@ char *copy_string(const std::string &s) {
   return p;
 }
 
-// can_flush: the platform has flush-to-zero modes that FlushDenormalScope sets.
-#if defined(__x86_64__)
+#ifdef TLBO_HAS_MXCSR
 constexpr bool can_flush = true;
 #else
 constexpr bool can_flush = false;
@@ -69,7 +69,7 @@ std::atomic<bool> flush_denormal{can_flush};
 class FlushDenormalScope {
  public:
   FlushDenormalScope() {
-#if defined(__x86_64__)
+#ifdef TLBO_HAS_MXCSR
     if (!flush_denormal.load(std::memory_order_relaxed)) return;
     saved_ = _mm_getcsr();
     const unsigned int want = saved_ | kFlushToZero | kDenormalsAreZero;
@@ -80,7 +80,7 @@ class FlushDenormalScope {
 #endif
   }
   ~FlushDenormalScope() {
-#if defined(__x86_64__)
+#ifdef TLBO_HAS_MXCSR
     if (restore_) _mm_setcsr(saved_);
 #endif
   }

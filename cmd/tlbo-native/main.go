@@ -44,8 +44,8 @@ func exitStatus(err error) int {
 // newApp returns the command line with every verb and the tasks' commands.
 func newApp() *cli.App {
 	app := &cli.App{
-		Name:  "tlbo-native",
-		Usage: "Bayesian optimisation in a metric-learned VAE latent space (T-LBO)",
+		Name:   "tlbo-native",
+		Usage:  "Bayesian optimisation in a metric-learned VAE latent space (T-LBO)",
 		Before: func(*cli.Context) error { return cliutil.DenormalsFromEnv() },
 		Commands: []*cli.Command{
 			versionCommand(),
