@@ -161,10 +161,7 @@ func (s *callState) fill(a *C.tlbo_arg, v any) {
 	case float64:
 		a.kind, a.d = C.TLBO_ARG_DOUBLE, C.double(x)
 	case bool:
-		a.kind = C.TLBO_ARG_BOOL
-		if x {
-			a.i = 1
-		}
+		a.kind, a.i = C.TLBO_ARG_BOOL, C.int64_t(cBool(x))
 	case []int64:
 		a.kind, a.len = C.TLBO_ARG_INTS, C.int64_t(len(x))
 		p := s.arena.alloc(8 * len(x))

@@ -72,8 +72,7 @@ func NumThreads() int { return int(C.tlbo_get_num_threads()) }
 //
 // Subnormal activations and gradients take a slow path on x86 CPUs:
 // training steps of the shipped soft-triplet JT-VAE took twice as long with
-// them.
-// Results differ only by amounts below the smallest normal float.
+// them. Results differ only by amounts below the smallest normal float.
 func SetFlushDenormal(on bool) bool {
 	return C.tlbo_set_flush_denormal(cBool(on)) != 0
 }

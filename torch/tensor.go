@@ -289,11 +289,7 @@ func (t *Tensor) to(dev Device, dtype DType, copy bool) *Tensor {
 	}
 	var h C.tlbo_tensor
 	var msg *C.char
-	cp := C.int(0)
-	if copy {
-		cp = 1
-	}
-	status := C.tlbo_tensor_to(t.handle(), C.int(dev.Type), C.int(dev.Index), C.int(dtype), cp, &h, &msg)
+	status := C.tlbo_tensor_to(t.handle(), C.int(dev.Type), C.int(dev.Index), C.int(dtype), cBool(copy), &h, &msg)
 	runtime.KeepAlive(t)
 	if err := takeError(status, msg, "to "+dev.String()); err != nil {
 		return errTensor(err)
@@ -389,12 +385,8 @@ func (t *Tensor) BackwardWith(grad *Tensor, retainGraph bool) error {
 		}
 		gh = grad.handle()
 	}
-	r := C.int(0)
-	if retainGraph {
-		r = 1
-	}
 	var msg *C.char
-	status := C.tlbo_tensor_backward(t.handle(), gh, r, &msg)
+	status := C.tlbo_tensor_backward(t.handle(), gh, cBool(retainGraph), &msg)
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(grad)
 	return takeError(status, msg, "backward")
