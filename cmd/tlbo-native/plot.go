@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/tlbo-native/tlbo-native/internal/analysis"
 	"github.com/tlbo-native/tlbo-native/internal/bo"
@@ -32,8 +35,8 @@ func plotCommand() *cli.Command {
 			"an invalid decode add no point. Runs whose configurations differ only in the seed are drawn as\n" +
 			"one curve, their mean over the length of the run with fewest distinct evaluations, with a band\n" +
 			"of one standard deviation; the legend names the settings that differ and counts the runs and\n" +
-			"seeds (from the runs' configurations). Runs of different tasks or directions (maximised,\n" +
-			"minimised) are refused.\n\n" +
+			"seeds (from the runs' configurations), in the corner where it hides least of the curves. Runs\n" +
+			"of different tasks or directions (maximised, minimised) are refused.\n\n" +
 			"--metric top10 draws the PMO benchmark's curve instead: the mean of the 10 best scores so far (of\n" +
 			"all while fewer) against oracle calls, counted as analyze pmo counts them: a run's initial calls\n" +
 			"(optimize --initial), then its distinct evaluations; x = 1 is the first call. Maximised runs only.\n\n" +
@@ -194,6 +197,26 @@ func writeBestPlot(path, title string, groups []bo.Group) error {
 // band for groups of several runs) on the axes ax and writes a PNG to path
 // atomically.
 func writeCurvePlot(path, title string, groups []bo.Group, ax axes) error {
+	p, err := curvePlot(title, groups, ax)
+	if err != nil {
+		return err
+	}
+	w, err := p.WriterTo(curvePlotWidth, curvePlotHeight, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return numpy.AtomicWriteFile(path, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
+		return err
+	})
+}
+
+// The size of writeCurvePlot's image.
+const curvePlotWidth, curvePlotHeight = 7 * vg.Inch, 4.5 * vg.Inch
+
+// curvePlot builds writeCurvePlot's plot, its legend in the corner where it
+// hides least of the curves.
+func curvePlot(title string, groups []bo.Group, ax axes) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = ax.x
@@ -208,13 +231,13 @@ func writeCurvePlot(path, title string, groups []bo.Group, ax axes) error {
 		if len(g.Runs) > 1 {
 			band, err := stdBand(g, col, ax.x0)
 			if err != nil {
-				return fmt.Errorf("plot: %w", err)
+				return nil, fmt.Errorf("plot: %w", err)
 			}
 			p.Add(band)
 		}
 		line, err := plotter.NewLine(meanXYs(g, ax.x0))
 		if err != nil {
-			return fmt.Errorf("plot: %w", err)
+			return nil, fmt.Errorf("plot: %w", err)
 		}
 		line.Color = col
 		line.Width = vg.Points(1.5)
@@ -225,17 +248,75 @@ func writeCurvePlot(path, title string, groups []bo.Group, ax axes) error {
 		}
 		p.Legend.Add(name, line)
 	}
-	// Best-score curves fall (minimising) or rise (maximising) from the left:
-	// the empty corner is the top right, or the bottom right.
-	p.Legend.Top = len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize
-	w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+	maximize := len(groups) == 0 || len(groups[0].Runs) == 0 || groups[0].Runs[0].Maximize
+	p.Legend.Top, p.Legend.Left = legendCorner(p, curvePlotWidth, curvePlotHeight, groups, ax.x0, maximize)
+	return p, nil
+}
+
+// legendCorner returns the corner of the data area where the legend of p,
+// drawn on a width x height image, covers least of the groups' curves: the
+// length of mean line under it, plus a quarter of the band area (in lengths
+// of the legend's height), as text stays readable over a pale band but not
+// over a line. Ties go to the corner that best-score curves usually leave
+// empty: the bottom right when they rise (maximising), the top right when
+// they fall, then the other empty corner (top left, bottom left).
+func legendCorner(p *plot.Plot, width, height vg.Length, groups []bo.Group, x0 float64, maximize bool) (top, left bool) {
+	c := draw.New(vgimg.New(width, height))
+	data := p.DataCanvas(c)
+	tx, ty := p.Transforms(&data)
+	size := p.Legend.Rectangle(data).Size()
+	corners := [][2]bool{{false, false}, {true, true}, {true, false}, {false, true}}
+	if !maximize {
+		corners = [][2]bool{{true, false}, {false, true}, {false, false}, {true, true}}
 	}
-	return numpy.AtomicWriteFile(path, func(out io.Writer) error {
-		_, err := w.WriteTo(out)
-		return err
-	})
+	best := math.Inf(1)
+	for _, cn := range corners {
+		r := vg.Rectangle{Min: data.Min, Max: data.Max}
+		if cn[0] {
+			r.Min.Y = r.Max.Y - size.Y
+		} else {
+			r.Max.Y = r.Min.Y + size.Y
+		}
+		if cn[1] {
+			r.Max.X = r.Min.X + size.X
+		} else {
+			r.Min.X = r.Max.X - size.X
+		}
+		if cost := curveCover(r, groups, x0, tx, ty); cost < best {
+			best, top, left = cost, cn[0], cn[1]
+		}
+	}
+	return top, left
+}
+
+// curveCover measures how much of the groups' curves, mapped to the canvas
+// by tx and ty, the rectangle r covers (see legendCorner).
+func curveCover(r vg.Rectangle, groups []bo.Group, x0 float64, tx, ty func(float64) vg.Length) float64 {
+	var line, band float64
+	for _, g := range groups {
+		for i := 0; i+1 < len(g.Mean); i++ {
+			xa, xb := tx(x0+float64(i)), tx(x0+float64(i+1))
+			ya, yb := ty(g.Mean[i]), ty(g.Mean[i+1])
+			w, h := overlap(xa, xb, r.Min.X, r.Max.X), overlap(min(ya, yb), max(ya, yb), r.Min.Y, r.Max.Y)
+			if w >= 0 && h >= 0 {
+				line += float64(w + h)
+			}
+			if len(g.Runs) > 1 {
+				lo := ty(min(g.Mean[i]-g.Std[i], g.Mean[i+1]-g.Std[i+1]))
+				hi := ty(max(g.Mean[i]+g.Std[i], g.Mean[i+1]+g.Std[i+1]))
+				if h := overlap(lo, hi, r.Min.Y, r.Max.Y); w > 0 && h > 0 {
+					band += float64(w * h)
+				}
+			}
+		}
+	}
+	return line + band/4/float64(r.Size().Y)
+}
+
+// overlap is the length of the intersection of the intervals [a, b] and
+// [lo, hi], negative when they are disjoint.
+func overlap(a, b, lo, hi vg.Length) vg.Length {
+	return min(b, hi) - max(a, lo)
 }
 
 // countTicks are gonum/plot's default ticks labelled as the counts they are

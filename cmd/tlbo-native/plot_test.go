@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -93,5 +95,74 @@ func TestPlotLabels(t *testing.T) {
 	_, err := plot("--label", "T-LBO", random, bo0, bo1)
 	if err == nil || !strings.Contains(err.Error(), "1 --label for 2 curves") || !strings.Contains(err.Error(), `"strategy=random" (1 run)`) {
 		t.Errorf("one label for two curves: %v, want it refused naming the curves", err)
+	}
+}
+
+// curveGroup is a group of runs (two give a band) whose mean best score is f
+// at 0..n-1 distinct evaluations, with standard deviation sd.
+func curveGroup(name string, maximize bool, runs, n int, sd float64, f func(x float64) float64) bo.Group {
+	g := bo.Group{Label: name, Mean: make([]float64, n), Std: make([]float64, n)}
+	for i := range n {
+		g.Mean[i], g.Std[i] = f(float64(i)), sd
+	}
+	for range runs {
+		g.Runs = append(g.Runs, bo.Curve{Maximize: maximize, Best: g.Mean})
+	}
+	return g
+}
+
+// TestLegendCorner checks that the curve plot's legend goes to the corner
+// its curves leave empty, and to the conventional one when that is empty.
+func TestLegendCorner(t *testing.T) {
+	rising := func(x float64) float64 { return x / 50 }
+	falling := func(x float64) float64 { return 10 - x/50 }
+	flat := func(v float64) func(float64) float64 { return func(float64) float64 { return v } }
+	jump := func(x float64) float64 { return min(10, x) }
+	for _, c := range []struct {
+		name      string
+		groups    []bo.Group
+		top, left bool
+	}{
+		// A slow climber and a flat curve at the bottom (the molecule
+		// comparison's prior sampling) fill both right-hand corners.
+		{"rising and flat", []bo.Group{
+			curveGroup("climber", true, 1, 501, 0, rising), curveGroup("flat", true, 1, 501, 0, flat(0))}, true, true},
+		// A curve that jumps up at once leaves the bottom right empty.
+		{"jump", []bo.Group{curveGroup("jump", true, 1, 501, 0, jump)}, false, false},
+		// A slow fall with a flat curve at the top fills the top right.
+		{"falling and flat", []bo.Group{
+			curveGroup("faller", false, 1, 501, 0, falling), curveGroup("flat", false, 1, 501, 0, flat(10))}, false, true},
+		// A fall at once leaves the top right empty.
+		{"drop", []bo.Group{curveGroup("drop", false, 1, 501, 0, func(x float64) float64 { return 10 - jump(x) })}, true, false},
+	} {
+		p, err := curvePlot("", c.groups, bestAxes)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if p.Legend.Top != c.top || p.Legend.Left != c.left {
+			t.Errorf("%s: legend top=%v left=%v, want top=%v left=%v", c.name, p.Legend.Top, p.Legend.Left, c.top, c.left)
+		}
+	}
+}
+
+// TestCurveCover checks the cover measure on a rectangle across a flat mean
+// line inside its band: the line's length under it plus a quarter of the
+// band's area in lengths of the rectangle's height.
+func TestCurveCover(t *testing.T) {
+	g := curveGroup("g", true, 2, 11, 5, func(float64) float64 { return 5 })
+	id := func(v float64) vg.Length { return vg.Length(v) }
+	r := vg.Rectangle{Min: vg.Point{X: 2, Y: 0}, Max: vg.Point{X: 4, Y: 10}}
+	// Line: 2 under the rectangle; band: area 2 x 10, a quarter of it over
+	// the height 10 is 0.5.
+	if got, want := curveCover(r, []bo.Group{g}, 0, id, id), 2.5; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cover = %v, want %v", got, want)
+	}
+	one := curveGroup("g", true, 1, 11, 5, func(float64) float64 { return 5 })
+	if got, want := curveCover(r, []bo.Group{one}, 0, id, id), 2.0; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cover of a single run (no band) = %v, want %v", got, want)
+	}
+	r.Min.Y, r.Max.Y = 6, 10
+	if got, want := curveCover(r, []bo.Group{g}, 0, id, id), 0.25*2*4/4; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cover above the line = %v, want %v", got, want)
 	}
 }
