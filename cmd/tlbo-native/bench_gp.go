@@ -128,7 +128,7 @@ func benchBOStepCommand() *cli.Command {
 				x := mat.DenseCopyOf(p.X.Slice(0, n+1, 0, d))
 				x.SetRow(n, p.X.RawRowView(n+r))
 				yr := append(append([]float64(nil), y[:n]...), y[n+r])
-				opts.Init, opts.MaxIter = base, c.Int("warm-iter")
+				opts.Init, opts.MaxIter = base.WarmStart(), c.Int("warm-iter")
 				t0 := time.Now()
 				model, err := gp.Fit(x, yr, opts)
 				if err != nil {

@@ -201,7 +201,8 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 // DIR/best.png.
 func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) error {
 	if res.Resumed > 0 {
-		fmt.Printf("resumed %d queries from %s\n", res.Resumed, filepath.Join(dir, bo.JournalFile))
+		fmt.Printf("resumed %d queries from %s (%d GP fits repeated to rebuild the warm start)\n", res.Resumed,
+			filepath.Join(dir, bo.JournalFile), res.ReplayedFits)
 	}
 	if res.Exhausted != "" {
 		fmt.Printf("the run ended after %d of %d evaluations: %s\n", res.Evaluated, cfg.Budget, res.Exhausted)

@@ -100,8 +100,12 @@
 // beside it, and every random choice is derived from (seed, query index) or
 // (seed, version) rather than drawn from a long-lived stream, so a run
 // killed at any moment continues with Resume exactly as if it had never
-// stopped. The GP state within a version is rebuilt by replaying its fits
-// on the journaled points, without evaluating anything again. Each journal
+// stopped. Each GP fit of a version is warm-started from the one before;
+// the warm start after the last journaled fit is kept in DIR/gp-warm.npz
+// (GPWarmFile), so a resume takes it from there and refits nothing. When
+// that file is missing, unreadable or older than the journal, the chain is
+// rebuilt by replaying the version's fits on the journaled points, without
+// evaluating anything again. Each journal
 // line also carries the CPU seconds the process used since its previous
 // line (cpu_s), so that a run's CPU time across its resumes is the sum.
 //

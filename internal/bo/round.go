@@ -139,11 +139,12 @@ func (r *runner[O]) readyVersion() error {
 // replayEvents rebuilds the surrogate of the current version from its
 // journaled rounds: each round's GP fit on the points of the rounds
 // completed before it, so that the warm-start chain is as it was.
-func (r *runner[O]) replayEvents() {
+func (r *runner[O]) replayEvents(refit bool) {
 	for _, ev := range r.events {
 		if ev.fit {
-			if r.cfg.Strategy == StrategyBO {
+			if refit {
 				r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(ev.start)))
+				r.replayedFits++
 			}
 			continue
 		}
@@ -227,6 +228,7 @@ func (r *runner[O]) round(n int) (*Stop, error) {
 	if err := r.journal.append(record{Round: &rec}); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
+	r.saveWarm(rec.Start)
 	if err := r.applyRound(rec, b.objs); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}

@@ -72,6 +72,10 @@ type Result struct {
 	Versions []Version
 	// Resumed counts the queries read back from the journal.
 	Resumed int
+	// ReplayedFits counts the GP fits a resume repeated to rebuild the
+	// warm-start chain of the version it resumed in: 0 when GPWarmFile
+	// held its last state.
+	ReplayedFits int
 	// InitialBest is the best score of the initial (labelled) data; Best
 	// and BestObject the best after the queries.
 	InitialBest float64
@@ -132,7 +136,9 @@ type runner[O any] struct {
 	queries  []Query
 	versions []Version
 	resumed  int
-	initBest int // index of the best initial point
+	// replayedFits counts the GP fits repeated on resuming (Result).
+	replayedFits int
+	initBest     int // index of the best initial point
 
 	version  int // current model version (-1: none yet)
 	inVer    int // queries of the current version that spent budget
@@ -821,22 +827,46 @@ func (r *runner[O]) prepareSurrogate() error {
 	}
 	r.sur.reset(x, u)
 	r.encodeS = time.Since(start).Seconds()
-	if len(r.queries) > r.verStart {
+	refit := r.cfg.Strategy == StrategyBO
+	if last, ok := r.lastFit(); ok && refit && r.restoreWarm(last) {
+		refit = false
+		r.logf("restored the GP warm start of model v%d's fit at query %d from %s", r.version, last+1, GPWarmFile)
+	}
+	if refit && len(r.queries) > r.verStart {
 		r.progress(StageReplay, nil)
 	}
 	if r.cfg.Repeats == RepeatsSkip {
-		r.replayEvents()
+		r.replayEvents(refit)
 		r.surReady = true
 		return nil
 	}
 	for _, q := range r.queries[r.verStart:] {
-		if r.cfg.Strategy == StrategyBO {
+		if refit {
 			r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+			r.replayedFits++
 		}
 		r.addPoint(q)
 	}
 	r.surReady = true
 	return nil
+}
+
+// lastFit returns the index that seeds the current version's last journaled
+// GP fit (its query's, or under RepeatsSkip its round's first query's), and
+// whether the version has one.
+func (r *runner[O]) lastFit() (int, bool) {
+	if r.cfg.Repeats == RepeatsSkip {
+		for i := len(r.events) - 1; i >= 0; i-- {
+			if r.events[i].fit {
+				return r.events[i].start, true
+			}
+		}
+		return 0, false
+	}
+	if len(r.queries) > r.verStart {
+		return r.queries[len(r.queries)-1].Index, true
+	}
+	return 0, false
 }
 
 // addPoint adds an evaluated query's latent point to the version's points:
@@ -876,6 +906,7 @@ func (r *runner[O]) commit(q Query) error {
 	if err := r.journal.append(record{Query: &q}); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
+	r.saveWarm(q.Index)
 	if err := r.addQuery(q); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
@@ -916,7 +947,7 @@ func (r *runner[O]) complete() []Query {
 }
 
 func (r *runner[O]) result() *Result {
-	res := &Result{Queries: r.complete(), Versions: r.versions, Resumed: r.resumed, Maximize: r.sign > 0,
+	res := &Result{Queries: r.complete(), Versions: r.versions, Resumed: r.resumed, ReplayedFits: r.replayedFits, Maximize: r.sign > 0,
 		Evaluated: r.evaluated, Exhausted: r.exhausted}
 	if len(r.util) > 0 {
 		res.InitialBest = r.data.Scores[r.initBest]

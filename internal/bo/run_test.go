@@ -441,8 +441,14 @@ func (c *crashTask) Score(x []float64) (float64, error) {
 	return c.Task.Score(x)
 }
 
-// runUntilPanic runs until the task panics.
+// runUntilPanic runs the toy configuration until the task panics.
 func runUntilPanic(t *testing.T, dir string, at int) {
+	t.Helper()
+	crashRun(t, toyConfig(), dir, at)
+}
+
+// crashRun runs cfg in dir until the task panics at evaluation at.
+func crashRun(t *testing.T, cfg bo.Config, dir string, at int) {
 	t.Helper()
 	p, _ := newToy(t)
 	defer func() {
@@ -450,7 +456,7 @@ func runUntilPanic(t *testing.T, dir string, at int) {
 			t.Fatal("the run did not crash")
 		}
 	}()
-	runToy(t, toyConfig(), dir, false, &crashTask{Task: p.Task(), at: at}, nil)
+	runToy(t, cfg, dir, false, &crashTask{Task: p.Task(), at: at}, nil)
 }
 
 func TestResumeAfterCrash(t *testing.T) {
@@ -741,15 +747,7 @@ func TestRandomSearchResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	p, _ := newToy(t)
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("the run did not crash")
-			}
-		}()
-		runToy(t, cfg, dir, false, &crashTask{Task: p.Task(), at: 5 + 10 + 5 + 4}, nil)
-	}()
+	crashRun(t, cfg, dir, 5+10+5+4)
 	got, err := runToy(t, cfg, dir, true, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,9 @@ var fitGP = gp.Fit
 // fitted GP, from which the next fit is warm-started.
 type surrogate struct {
 	cfg  Config
-	x    [][]float64 // latent points
-	u    []float64   // their utilities (maximised)
-	last *gp.Model   // last successful fit of this version; nil: fit from scratch
+	x    [][]float64   // latent points
+	u    []float64     // their utilities (maximised)
+	last *gp.WarmStart // of the last successful fit of this version; nil: fit from scratch
 }
 
 // fitResult is one GP fit on the current points.
@@ -84,7 +84,7 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		return res
 	}
 	res.model = m
-	s.last = m
+	s.last = m.WarmStart()
 	return res
 }
 

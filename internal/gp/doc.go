@@ -19,7 +19,7 @@
 //	nz, _ := gp.NewNormalizer(zTrain, zBest)         // latent box bounds
 //	st, _ := gp.NewStandardizer(scores)
 //	x, y := nz.Transform(zTrain), st.Transform(scores)
-//	model, err := gp.Fit(x, y, gp.Options{Inducing: 500, Kernel: gp.RBF, Seed: seed, Init: previous})
+//	model, err := gp.Fit(x, y, gp.Options{Inducing: 500, Kernel: gp.RBF, Seed: seed, Init: previous.WarmStart()})
 //	if err != nil { ... }
 //	mean, variance := model.Predict(u)                // u in [0,1]^d
 //	mean, variance = model.PredictGrad(u, dmean, dvar) // with input gradients

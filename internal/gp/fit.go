@@ -24,9 +24,9 @@ type Options struct {
 	// Seed seeds the k-means++ initialisation of the inducing points.
 	Seed uint64
 	// Init warm-starts the fit from a previous model's hyperparameters and
-	// inducing points (when it has the same number of them); nil fits from
-	// scratch. Its input dimension must match.
-	Init *Model
+	// inducing points (when it has the same number of them), see
+	// Model.WarmStart; nil fits from scratch. Its input dimension must match.
+	Init *WarmStart
 	// MaxIter bounds the L-BFGS iterations; 0 means 200 from scratch and
 	// 20 when warm-started (a warm refit after one new point moves the
 	// optimum little: at N = 3000, M = 500, d = 25 the objective gains about
@@ -61,8 +61,10 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 	if opts.Inducing < 0 {
 		return nil, fmt.Errorf("gp: %d inducing points, want >= 0", opts.Inducing)
 	}
-	if opts.Init != nil && opts.Init.Dim() != d {
-		return nil, fmt.Errorf("gp: warm start from a %d-dimensional model for %d-dimensional inputs", opts.Init.Dim(), d)
+	if opts.Init != nil {
+		if err := opts.Init.Check(d); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Warp && opts.Init == nil {
 		return fitWarpInStages(x, y, opts, start)
@@ -72,8 +74,8 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 		Approximation: opts.Approximation}
 	warm := opts.Init != nil
 	if m := opts.Inducing; m > 0 && m < n {
-		if warm && opts.Init.Sparse() && opts.Init.inducing.RawMatrix().Rows == m {
-			spec.Inducing = mat.DenseCopyOf(opts.Init.inducing)
+		if warm && opts.Init.Inducing != nil && opts.Init.Inducing.RawMatrix().Rows == m {
+			spec.Inducing = mat.DenseCopyOf(opts.Init.Inducing)
 		} else {
 			spec.Inducing = initialInducing(x, m, opts)
 		}
@@ -118,7 +120,7 @@ func fitWarpInStages(x *mat.Dense, y []float64, opts Options, start time.Time) (
 	if err != nil {
 		return nil, err
 	}
-	opts.Init = base
+	opts.Init = base.WarmStart()
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 200 // a fit from scratch, not a warm refit
 	}
@@ -139,7 +141,7 @@ func fitWarpInStages(x *mat.Dense, y []float64, opts Options, start time.Time) (
 func initialHyper(x *mat.Dense, y []float64, opts Options) Hyper {
 	_, d := x.Dims()
 	if opts.Init != nil {
-		h := opts.Init.Hyper()
+		h := opts.Init.Hyper.Clone()
 		switch {
 		case opts.Warp && !h.Warped():
 			h.WarpA, h.WarpB = ones(d), ones(d)

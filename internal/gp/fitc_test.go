@@ -93,7 +93,7 @@ func TestFitFITC(t *testing.T) {
 			t.Errorf("%s: fitted objective %.6g below its value %.6g at the other fit", a, models[a].LogLik(), at.LogLik())
 		}
 	}
-	warm, err := Fit(x, y, Options{Inducing: 15, Approximation: FITC, Init: models[FITC], NoPriors: true})
+	warm, err := Fit(x, y, Options{Inducing: 15, Approximation: FITC, Init: models[FITC].WarmStart(), NoPriors: true})
 	if err != nil || warm.Approximation() != FITC || warm.LogLik() < models[FITC].LogLik()-1e-6 {
 		t.Errorf("warm FITC refit: %v, approximation %q, objective %v (from %v)", err, warm.Approximation(), warm.LogLik(), models[FITC].LogLik())
 	}

@@ -95,6 +95,42 @@ func (m *Model) Inducing() *mat.Dense {
 	return mat.DenseCopyOf(m.inducing)
 }
 
+// WarmStart is what a fit warm-started from a model takes of it (see
+// Options.Init). It is a plain value, so that a long run can save it and a
+// resumed one go on from exactly where the fits were.
+type WarmStart struct {
+	// Hyper are the model's hyperparameters.
+	Hyper Hyper
+	// Inducing are its M x d inducing points; nil for an exact GP.
+	Inducing *mat.Dense
+}
+
+// WarmStart returns a copy of what a warm-started fit takes of m; nil for a
+// nil m, so that a chain of fits can start from "no previous model".
+func (m *Model) WarmStart() *WarmStart {
+	if m == nil {
+		return nil
+	}
+	return &WarmStart{Hyper: m.Hyper(), Inducing: m.Inducing()}
+}
+
+// Check reports whether w can warm-start a fit on d-dimensional inputs.
+func (w *WarmStart) Check(d int) error {
+	h := w.Hyper
+	if len(h.Lengthscales) != d {
+		return fmt.Errorf("gp: warm start from a %d-dimensional model for %d-dimensional inputs", len(h.Lengthscales), d)
+	}
+	if (h.WarpA == nil) != (h.WarpB == nil) || h.WarpA != nil && (len(h.WarpA) != d || len(h.WarpB) != d) {
+		return fmt.Errorf("gp: warm start has %d and %d warping parameters for %d dimensions", len(h.WarpA), len(h.WarpB), d)
+	}
+	if w.Inducing != nil {
+		if _, c := w.Inducing.Dims(); c != d {
+			return fmt.Errorf("gp: warm start has %d-dimensional inducing points for %d-dimensional inputs", c, d)
+		}
+	}
+	return nil
+}
+
 // Approximation returns the sparse objective the model was fitted with and
 // predicts by ("" for an exact GP).
 func (m *Model) Approximation() Approximation { return m.approx }

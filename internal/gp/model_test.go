@@ -83,7 +83,7 @@ func TestFitRecoversFunction(t *testing.T) {
 		x2.Slice(0, 300, 0, d).(*mat.Dense).Copy(x)
 		x2.SetRow(300, []float64{0.5, 0.5})
 		y2 := append(append([]float64(nil), y...), y[0])
-		opts.Init = model
+		opts.Init = model.WarmStart()
 		warm, err := Fit(x2, y2, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -134,9 +134,22 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Fit(mat.NewDense(10, 3, nil), y, Options{Init: model})
+	_, err = Fit(mat.NewDense(10, 3, nil), y, Options{Init: model.WarmStart()})
 	if err == nil || !strings.Contains(err.Error(), "2-dimensional model for 3-dimensional") {
 		t.Errorf("dimension mismatch of warm start: %v", err)
+	}
+	halfWarped := model.WarmStart()
+	halfWarped.Hyper.WarpA = []float64{1, 1}
+	if _, err := Fit(x, y, Options{Init: halfWarped}); err == nil || !strings.Contains(err.Error(), "2 and 0 warping parameters") {
+		t.Errorf("warm start with warping a but not b: %v", err)
+	}
+	wideInducing := &WarmStart{Hyper: model.Hyper(), Inducing: mat.NewDense(4, 3, nil)}
+	if _, err := Fit(x, y, Options{Inducing: 4, Init: wideInducing}); err == nil ||
+		!strings.Contains(err.Error(), "3-dimensional inducing points for 2-dimensional") {
+		t.Errorf("warm start with inducing points of another dimension: %v", err)
+	}
+	if w := (*Model)(nil).WarmStart(); w != nil {
+		t.Errorf("warm start of no model: %+v, want nil", w)
 	}
 	if _, err := New(x, y, Spec{}, Hyper{Lengthscales: []float64{1, -1}, Outputscale: 1, Noise: 0.1}); err == nil ||
 		!strings.Contains(err.Error(), "length-scale 1") {
