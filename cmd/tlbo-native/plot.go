@@ -222,7 +222,8 @@ func curvePlot(title string, groups []bo.Group, ax axes) (*plot.Plot, error) {
 	p.X.Label.Text = ax.x
 	p.X.Tick.Marker = countTicks
 	p.Y.Label.Text = ax.y
-	if len(groups) > 0 && len(groups[0].Runs) > 0 && !groups[0].Runs[0].Maximize {
+	maximize := len(groups) == 0 || len(groups[0].Runs) == 0 || groups[0].Runs[0].Maximize
+	if !maximize {
 		p.Y.Label.Text = ax.yMin
 	}
 	p.Add(plotter.NewGrid())
@@ -248,7 +249,6 @@ func curvePlot(title string, groups []bo.Group, ax axes) (*plot.Plot, error) {
 		}
 		p.Legend.Add(name, line)
 	}
-	maximize := len(groups) == 0 || len(groups[0].Runs) == 0 || groups[0].Runs[0].Maximize
 	p.Legend.Top, p.Legend.Left = legendCorner(p, curvePlotWidth, curvePlotHeight, groups, ax.x0, maximize)
 	return p, nil
 }

@@ -15,6 +15,7 @@ B=${TLBO_BIN:-bin/tlbo-native}
 D=$work/run
 rm -rf "$D"; mkdir -p "$work"; cp -r "$src" "$D"; rm -f "$D/gp-warm.npz"
 resume() {
+  name=$1; shift
   n0=$(grep -c '"round"' "$D/journal.jsonl")
   l0=$(wc -l < "$D/journal.jsonl")
   start=$(date +%s)
@@ -32,7 +33,8 @@ for line in sys.stdin:
     d = json.loads(line); t += d.get("cpu_s", 0)
     if "round" in d: break
 print(round(t, 1))')
-  echo "$name: $cpu CPU s, $(( $(date +%s) - start )) s wall to the first new round ($(grep -m1 'restored\|replaying' "$work/$name.log"))"
+  how=$(grep -m1 'restored\|replaying' "$work/$name.log" || true)
+  echo "$name: $cpu CPU s, $(( $(date +%s) - start )) s wall to the first new round ($how)"
 }
-name=replay resume "$@"
-name=warm resume "$@"
+resume replay "$@"
+resume warm "$@"

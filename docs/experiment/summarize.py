@@ -24,8 +24,9 @@ fits, acquisition, decoding, evaluation), plus query bookkeeping in the authors'
 i.e. everything but start-up and data loading. The stage columns (retrain ... eval) are each stage's
 share of that wall time, not of the CPU time, so other jobs slowing one stage shift them. In rounds
 of q > 1 the evaluations run concurrently, so their sum exceeds the time they took. CPU time per run
-is the sum of the journal lines' cpu_s (the process's CPU time between lines, across resumes, with the evaluation programs it ran and
-waited for; a "–" says that some run's journal was written before cpu_s was kept).
+is the sum of the journal lines' cpu_s (the process's CPU time between lines, across resumes, with
+the evaluation programs it ran and waited for; a "–" says that some run's journal was written
+before cpu_s was kept).
 """
 import collections
 import glob

@@ -39,7 +39,7 @@ func (r *runner[O]) saveWarm(fit int) {
 	path := filepath.Join(r.opts.Dir, GPWarmFile)
 	if err := writeWarm(path, savedWarm{version: r.version, fit: fit, warm: r.sur.last}); err != nil {
 		os.Remove(path)
-		r.logf("bo: %v (a resume will refit the GP to rebuild its warm start)", err)
+		r.logf("warning: %v (a resume will refit the GP to rebuild its warm start)", err)
 	}
 }
 
@@ -131,10 +131,8 @@ func (f *warmFields) vector(name string) []float64 {
 
 func (f *warmFields) scalar(name string) float64 {
 	v := f.vector(name)
-	if f.err == nil && len(v) != 1 {
-		f.fail(name, fmt.Sprintf("%d values, want 1", len(v)))
-	}
 	if len(v) != 1 {
+		f.fail(name, fmt.Sprintf("%d values, want 1", len(v)))
 		return 0
 	}
 	return v[0]
@@ -147,14 +145,14 @@ func (r *runner[O]) restoreWarm(fit int) bool {
 	s, err := readWarm(r.opts.Dir)
 	switch {
 	case err != nil:
-		r.logf("bo: %v; refitting the GP to rebuild its warm start", err)
+		r.logf("warning: %v; refitting the GP to rebuild its warm start", err)
 		return false
 	case s == nil || s.version != r.version || s.fit != fit:
 		return false
 	}
 	if s.warm != nil {
 		if err := s.warm.Check(r.model.LatentDim()); err != nil {
-			r.logf("bo: %s: %v; refitting the GP to rebuild its warm start", filepath.Join(r.opts.Dir, GPWarmFile), err)
+			r.logf("warning: %s: %v; refitting the GP to rebuild its warm start", filepath.Join(r.opts.Dir, GPWarmFile), err)
 			return false
 		}
 	}
