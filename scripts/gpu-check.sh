@@ -5,7 +5,8 @@
 #                                lacks into .gpu/bundle.tar.xz: the tlbo-native binary, the
 #                                test binaries of the packages with CUDA tests, the RDKit and
 #                                OpenBLAS shared libraries (libtlbo_chem's closure), a small
-#                                data directory and the shipped molecule network
+#                                data directory, the SA score's fragment table (read through
+#                                $TLBO_SA_FRAGMENTS there) and the shipped molecule network
 #   scripts/gpu-check.sh OUT     run the checks and write their logs and OUT/summary.tsv
 #
 # On a machine with a GPU and PyTorch (no network needed), OUT builds native/ against
@@ -40,7 +41,7 @@ pack() {
   local flags="-s -w -extldflags=-Wl,-rpath,\$ORIGIN/../lib"
   go build -ldflags="$flags" -o "$stage/bin/tlbo-native" ./cmd/tlbo-native || exit 1
   local p
-  for p in torch torch/optim models models/jtvae internal/task/molecule; do
+  for p in torch models models/jtvae internal/task/molecule; do
     go test -c -ldflags="$flags" -o "$stage/tests/$(echo "$p" | tr / _).test" "./$p" || exit 1
   done
   # libtlbo_chem and what it and the binary need, less glibc, the C++ runtime and
@@ -62,6 +63,7 @@ pack() {
   # 1,000 molecules of the JT-VAE validation split: enough for a retraining and a GP.
   head -n 1000 "$data/zinc/jtvae_valid.txt" >"$stage/data/zinc/small.smi"
   cp pretrained/molecule-t.pt pretrained/molecule-t.json "$stage/nets/"
+  cp /usr/share/RDKit/Contrib/SA_Score/fpscores.pkl.gz "$stage/data/"
   tar -C "$stage" -cJf .gpu/bundle.tar.xz . && rm -rf "$stage"
   say "wrote .gpu/bundle.tar.xz ($(du -h .gpu/bundle.tar.xz | cut -f1))"
 }
@@ -118,7 +120,7 @@ setup() {
   if [ -f .gpu/bundle.tar.xz ]; then
     rm -rf "$b" && mkdir -p "$b" && tar -C "$b" -xJf .gpu/bundle.tar.xz
     BIN=$b/bin/tlbo-native TESTS=$b/tests DATA=$b/data MOLNET=$b/nets/molecule-t.pt
-    export LD_LIBRARY_PATH=$b/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export LD_LIBRARY_PATH=$b/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} TLBO_SA_FRAGMENTS=$b/data/fpscores.pkl.gz
   else
     BIN=$ROOT/bin/tlbo-native TESTS= DATA=${TLBO_DATA:-$ROOT/../shared/data} MOLNET=$ROOT/pretrained/molecule-t.pt
   fi
@@ -242,7 +244,7 @@ main() {
   done
   [ -n "$OUT" ] && rm -rf "${OUT:?}/work"
   say "done in $(($(date +%s) - START)) s; $OUT/summary.tsv:"
-  column -t -s $'\t' "$OUT/summary.tsv" >&2 || cat "$OUT/summary.tsv" >&2
+  if command -v column >/dev/null; then column -t -s $'\t' "$OUT/summary.tsv" >&2; else cat "$OUT/summary.tsv" >&2; fi
   if [ "$HAVE_GPU" = 0 ]; then say "no GPU was found: the CUDA part did not run"; fi
   ! grep -q $'\tfailed' "$OUT/summary.tsv"
 }
