@@ -31,19 +31,25 @@ func entry(tb testing.TB, archive []byte, name string) *zip.File {
 // CRC-32 included, stays as it was.
 func Overwrite(tb testing.TB, archive []byte, name string, n int) []byte {
 	tb.Helper()
+	size := int(entry(tb, archive, name).CompressedSize64)
+	return OverwriteAt(tb, archive, name, (size-n)/2, n)
+}
+
+// OverwriteAt returns a copy of archive with n bytes of entry's data
+// (compressed, for a deflated entry), from offset off, inverted.
+func OverwriteAt(tb testing.TB, archive []byte, name string, off, n int) []byte {
+	tb.Helper()
 	f := entry(tb, archive, name)
 	start, err := f.DataOffset()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	size := int64(f.CompressedSize64)
-	if int64(n) > size {
-		tb.Fatalf("entry %q holds %d bytes, fewer than the %d to overwrite", name, size, n)
+	if off < 0 || n < 0 || uint64(off+n) > f.CompressedSize64 {
+		tb.Fatalf("entry %q holds %d bytes: cannot overwrite %d from %d", name, f.CompressedSize64, n, off)
 	}
 	out := bytes.Clone(archive)
-	at := start + (size-int64(n))/2
-	for i := range int64(n) {
-		out[at+i] ^= 0xff
+	for i := range n {
+		out[int(start)+off+i] ^= 0xff
 	}
 	return out
 }
