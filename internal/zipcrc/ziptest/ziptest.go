@@ -6,6 +6,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"hash/crc32"
 	"io"
 	"testing"
 )
@@ -90,4 +91,30 @@ func Deflate(tb testing.TB, archive []byte) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// CheckIntact fails the test unless archive opens and each of its entries
+// has the length and CRC-32 of its directory record: the property of every
+// archive a checking reader accepts.
+func CheckIntact(tb testing.TB, archive []byte) {
+	tb.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		tb.Fatalf("archive/zip refuses the archive: %v", err)
+	}
+	for _, f := range zr.File {
+		raw, err := f.OpenRaw()
+		if err != nil {
+			tb.Fatalf("entry %q: %v", f.Name, err)
+		}
+		var r io.Reader = raw
+		if f.Method == zip.Deflate {
+			r = flate.NewReader(raw)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil || uint64(len(b)) != f.UncompressedSize64 || crc32.ChecksumIEEE(b) != f.CRC32 {
+			tb.Fatalf("entry %q: %d bytes of CRC-32 0x%08x (%v), the directory says %d and 0x%08x",
+				f.Name, len(b), crc32.ChecksumIEEE(b), err, f.UncompressedSize64, f.CRC32)
+		}
+	}
 }
