@@ -148,17 +148,25 @@ func fromArray(a numpy.Array) (*Tensor, error) {
 		t = FromInt64(v, shape...)
 	case []bool:
 		t = FromBool(v, shape...)
+	case []int32: // kept int32 and uint8, as the .pt reader keeps them
+		t = fromInts(v, Int32, shape)
+	case []uint8:
+		t = fromInts(v, Uint8, shape)
 	default:
-		f, err := a.Float64s()
-		if err != nil {
-			return nil, err
-		}
-		t = FromFloat64(f, shape...).ToDType(Int64)
+		return nil, fmt.Errorf("array %q: %T is not numeric", a.Name, a.Data)
 	}
 	if err := t.Err(); err != nil {
 		return nil, fmt.Errorf("array %q: %w", a.Name, err)
 	}
 	return t, nil
+}
+
+// fromInts makes a tensor of dtype and shape from v (through int64, the
+// widest type the bindings copy in).
+func fromInts[T int32 | uint8](v []T, dtype DType, shape []int64) *Tensor {
+	wide := FromInt64(widen(v), shape...)
+	defer wide.Close()
+	return wide.ToDType(dtype)
 }
 
 // CloseNamed closes every tensor of a state dict.
