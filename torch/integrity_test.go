@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/zipcrc/ziptest"
@@ -166,5 +167,22 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSavePTFullDisk writes a .pt to /dev/full, whose writes fail as on a
+// full disk: the error is the kernel's ENOSPC, where libtorch writing the
+// file itself said only "cannot write PATH".
+func TestSavePTFullDisk(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer full.Close()
+	x := FromFloat32([]float32{1, 2, 3}, 3)
+	defer x.Close()
+	err = writePT(full, []Named{{Name: "w", Tensor: x}})
+	if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("got %v, want ENOSPC", err)
 	}
 }
