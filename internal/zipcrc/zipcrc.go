@@ -38,9 +38,9 @@ type Reader struct {
 	src  io.Reader
 	dec  io.ReadCloser // the decompressor of a deflated entry, else nil
 	crc  uint32
-	n    uint64 // bytes read so far
-	err  error  // sticky: io.EOF once the entry checked out
-	tail [1]byte
+	n    uint64  // bytes read so far
+	err  error   // sticky: io.EOF once the entry checked out
+	tail [1]byte // finish probes it for data beyond the directory's length
 }
 
 // Open returns a reader of f's uncompressed data. Only stored and deflated
