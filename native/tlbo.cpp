@@ -571,7 +571,10 @@ int tlbo_op_call(tlbo_op op, const tlbo_arg *args, int nargs, int grad_enabled, 
   return status;
 }
 
-int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_tensor *tensors, int n, char **err) {
+int tlbo_pickle_tensors(const char *const *names, const tlbo_tensor *tensors, int n, char **data, size_t *size,
+                        char **err) {
+  *data = nullptr;
+  *size = 0;
   return guarded(err, [&] {
     c10::Dict<std::string, at::Tensor> dict;
     for (int k = 0; k < n; ++k) {
@@ -579,11 +582,11 @@ int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_ten
       dict.insert(names[k], unwrap(tensors[k]).detach().to(at::kCPU).contiguous());
     }
     std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(std::string("cannot create ") + path);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.close();
-    if (!f) throw std::runtime_error(std::string("cannot write ") + path);
+    char *out = static_cast<char *>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (out == nullptr) throw std::bad_alloc();
+    std::copy(bytes.begin(), bytes.end(), out);
+    *data = out;
+    *size = bytes.size();
   });
 }
 
