@@ -216,6 +216,7 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 	}
 	fmt.Printf("best score %.6g: %s\n", res.Best, res.BestObject)
 	printFailures(res)
+	printRandom(res)
 	cv, err := bo.ReadCurve(dir)
 	if err != nil {
 		return err
@@ -244,9 +245,15 @@ func printFailures(res *bo.Result) {
 	if n == 0 {
 		return
 	}
+	fmt.Printf("failed evaluations %d (scored as failures; each with its reason in %s):\n", n, bo.JournalFile)
+	printReasons(count)
+}
+
+// printReasons prints the counts of the five most frequent reasons, the
+// most frequent first, and how many other reasons there are.
+func printReasons(count map[string]int) {
 	reasons := slices.Collect(maps.Keys(count))
 	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
-	fmt.Printf("failed evaluations %d (scored as failures; each with its reason in %s):\n", n, bo.JournalFile)
 	for i, r := range reasons {
 		if i == 5 {
 			fmt.Printf("  ... %d other reasons\n", len(reasons)-i)
@@ -254,6 +261,31 @@ func printFailures(res *bo.Result) {
 		}
 		fmt.Printf("  %d x %s\n", count[r], r)
 	}
+}
+
+// printRandom warns of the queries whose latent point was a random draw
+// because the GP fit or the acquisition failed (results.npz's
+// rand_point_due_bo_fail), with their reasons, the most frequent first: so
+// many of those are random search, not BO.
+func printRandom(res *bo.Result) {
+	count := map[string]int{}
+	n := 0
+	for _, q := range res.Queries {
+		if q.Random {
+			reason := q.RandomReason
+			if reason == "" {
+				reason = "reason not journaled (a run before random_reason)"
+			}
+			count[reason]++
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Printf("warning: %d of %d queries were random points, not the acquisition's (random_reason in %s):\n", n, len(res.Queries),
+		bo.JournalFile)
+	printReasons(count)
 }
 
 // reporter shows a run's progress: a progress bar on a terminal, one line
@@ -283,6 +315,9 @@ func (r *reporter) progress(p bo.Progress) {
 			last = "known object, not evaluated again"
 		case !q.Valid:
 			last = "invalid decode"
+		}
+		if q.Random {
+			last += " (a random point: " + q.RandomReason + ")"
 		}
 		desc = fmt.Sprintf("evaluation %d/%d (query %d) best %.4g %s fit %.2fs acq %.2fs decode %.2fs eval %.2fs", p.Done, p.Budget,
 			q.Index+1, p.Best, last, q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode, q.Timing.Eval)

@@ -186,6 +186,15 @@ func ReadCurve(dir string) (Curve, error) {
 	case q.Known != nil && len(q.Known) != len(q.Scores):
 		return Curve{}, fmt.Errorf("%s: %d opt_known but %d queries", path, len(q.Known), len(q.Scores))
 	}
+	for i, s := range append([]float64{initial[0]}, q.Scores...) {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			name := fmt.Sprintf("opt_point_properties[%d]", i-1)
+			if i == 0 {
+				name = "initial_best"
+			}
+			return Curve{}, fmt.Errorf("%s: %s is %v: a run's scores are finite (its journal holds no other)", path, name, s)
+		}
+	}
 	if v, ok := c.Field(InitialCallsField); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -406,7 +415,10 @@ func fieldLabel(g Group, names []string) string {
 }
 
 // meanStd returns the pointwise mean and sample standard deviation of the
-// runs' curves, truncated to the shortest.
+// runs' curves, truncated to the shortest. Each point is computed on the
+// runs' values scaled by a power of two into [-1, 1], exactly, so that no
+// difference or square overflows: a mean or standard deviation beyond
+// float64 (of runs at ±MaxFloat64) is ±MaxFloat64.
 func meanStd(runs []Curve) (mean, std []float64) {
 	n := math.MaxInt
 	for _, r := range runs {
@@ -415,18 +427,25 @@ func meanStd(runs []Curve) (mean, std []float64) {
 	mean, std = make([]float64, n), make([]float64, n)
 	k := float64(len(runs))
 	for i := 0; i < n; i++ {
+		big := 0.0
 		for _, r := range runs {
-			mean[i] += r.Best[i] / k
+			big = math.Max(big, math.Abs(r.Best[i]))
 		}
+		_, e := math.Frexp(big)
+		m := 0.0
+		for _, r := range runs {
+			m += math.Ldexp(r.Best[i], -e) / k
+		}
+		mean[i] = math.Max(math.Min(math.Ldexp(m, e), math.MaxFloat64), -math.MaxFloat64) // rounding may pass it
 		if len(runs) < 2 {
 			continue
 		}
 		ss := 0.0
 		for _, r := range runs {
-			d := r.Best[i] - mean[i]
+			d := math.Ldexp(r.Best[i], -e) - m
 			ss += d * d
 		}
-		std[i] = math.Sqrt(ss / (k - 1))
+		std[i] = math.Min(math.Ldexp(math.Sqrt(ss/(k-1)), e), math.MaxFloat64)
 	}
 	return mean, std
 }

@@ -161,6 +161,9 @@ type runner[O any] struct {
 	tr TrustRegion
 	// exhausted says why no novel object could be found (the run ends).
 	exhausted string
+	// clampNoted is 1 + the model version whose fits' clamped targets were
+	// noted (noteClamped); 0 for none.
+	clampNoted int
 	// jobs are the journaled jobs of a Submitter task, in journal order,
 	// an intent and its submission merged (by token).
 	jobs    []Job
