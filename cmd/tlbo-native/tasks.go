@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	_ "github.com/tlbo-native/tlbo-native/internal/task/all" // registers every task
@@ -55,6 +56,14 @@ func (v taskVerb) dispatch(c *cli.Context) error {
 	args := c.Args().Slice()
 	name, vae := scanFlag(args, "task"), scanFlag(args, "vae")
 	help := helpAsked(args)
+	if dir := scanFlag(args, "run-dir"); name == "" && vae == "" && dir != "" && switchGiven(args, "resume") {
+		// A resumed run's task is the one its kept flags name.
+		kept, err := bo.ReadFlags(dir)
+		if err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		name, vae = kept["task"], kept["vae"]
+	}
 	var t task.Task
 	var err error
 	switch {
@@ -124,6 +133,22 @@ func scanFlag(args []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// switchGiven reports whether args turn the switch --name (or -name) on:
+// "--name" or "--name=true". Scanning stops at "--".
+func switchGiven(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, p := range []string{"--" + name, "-" + name} {
+			if a == p || a == p+"=true" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // helpAsked reports whether args ask for help.

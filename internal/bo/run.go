@@ -33,6 +33,11 @@ type Options struct {
 	// Logf, when set, receives warnings and notes (torn journal line,
 	// random fallbacks).
 	Logf func(format string, args ...any)
+	// Flags, when set, are the command line's settings as the user gave
+	// them (flag name to value), kept in FlagsFile beside the
+	// configuration, so that a resume can take them (ReadFlags). The loop
+	// does not read them.
+	Flags map[string]string
 	// Lock, when set, is the run directory's lock (LockDir), taken by the
 	// caller before anything it evaluates for the run (a labelled start
 	// scored by the objective): Run holds it instead of taking its own, and
@@ -319,6 +324,9 @@ func (r *runner[O]) open(data Data[O]) error {
 		if err := writeConfig(dir, r.cfg); err != nil {
 			return fmt.Errorf("bo: %w", err)
 		}
+	}
+	if err := writeFlags(dir, r.opts.Flags); err != nil {
+		return fmt.Errorf("bo: %w", err)
 	}
 	r.start(data)
 	if err := r.replay(recs); err != nil {
