@@ -58,11 +58,33 @@ func TestPlotRefusesMixedAxes(t *testing.T) {
 	}
 	up := fakeRun(t, filepath.Join(root, "up"), cfg("expression", "true", "1"))
 	other := fakeRun(t, filepath.Join(root, "other"), cfg("topology", "false", "1"))
-	for _, c := range []struct{ dir, what string }{{up, "directions"}, {other, "tasks"}} {
+	target := cfg("expression", "false", "1")
+	target["target"] = "sin(x)"
+	otherTarget := fakeRun(t, filepath.Join(root, "target"), target)
+	for _, c := range []struct{ dir, what string }{{up, "directions"}, {other, "tasks"}, {otherTarget, "objectives"}} {
 		err := run(a, c.dir)
 		if err == nil || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), c.dir) || !strings.Contains(err.Error(), c.what) {
 			t.Errorf("plot %s %s: %v, want an error naming both runs and the different %s", a, c.dir, err, c.what)
 		}
+	}
+	// Two molecule objectives are refused; one topology target read from
+	// two paths (one target-key) is one objective.
+	mol := func(dir, objective string) string {
+		c := cfg("molecule", "true", dir)
+		c["objective"] = objective
+		return fakeRun(t, filepath.Join(root, dir), c)
+	}
+	plogp, qed := mol("plogp", "penalised logP (...)"), mol("qed", "qed (RDKit's QED, in [0, 1])")
+	if err := run(plogp, qed); err == nil || !strings.Contains(err.Error(), "objective=qed") || !strings.Contains(err.Error(), "objectives") {
+		t.Errorf("plot of a penalised-logP and a QED run: %v, want an error naming both objectives", err)
+	}
+	topo := func(dir, path string) string {
+		c := cfg("topology", "true", dir)
+		c["target"], c["target-key"] = path, "abc123"
+		return fakeRun(t, filepath.Join(root, dir), c)
+	}
+	if err := run(topo("t1", "/data/a.npz#7"), topo("t2", "/elsewhere/a.npz#7")); err != nil {
+		t.Errorf("one topology target read from two paths: %v", err)
 	}
 }
 

@@ -218,9 +218,32 @@ func ReadCurve(dir string) (Curve, error) {
 	return c, nil
 }
 
+// objectiveFields identify a run's objective: the objective's name (or
+// program) and its target, by content where the run records it
+// ("target-key") rather than by description.
+var objectiveFields = []string{"objective", "target-key", "target"}
+
+// Objective returns what identifies the run's objective, as
+// "field=value" pairs of objectiveFields ("" when it records none of
+// them: the task's only objective).
+func (c Curve) Objective() string {
+	var parts []string
+	for _, name := range objectiveFields {
+		if v, ok := c.Field(name); ok {
+			parts = append(parts, name+"="+v)
+			if name == "target-key" {
+				break // the target's content; its description may name a path
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // CheckAxis returns an error naming two of the runs when they cannot share
 // one axis of best scores: runs of different tasks (configuration field
-// "task") or of different directions (maximised against minimised).
+// "task"), of different objectives (Objective: penalised logP and QED, two
+// programs, two targets) or of different directions (maximised against
+// minimised).
 func CheckAxis(curves []Curve) error {
 	if len(curves) == 0 {
 		return nil
@@ -232,6 +255,10 @@ func CheckAxis(curves []Curve) error {
 		tc, _ := c.Field("task")
 		if ta != tc {
 			return fmt.Errorf("runs %s (task %q) and %s (task %q) are of different tasks: plot them separately", a.Dir, ta, c.Dir, tc)
+		}
+		if oa, oc := a.Objective(), c.Objective(); oa != oc {
+			return fmt.Errorf("runs %s (%s) and %s (%s) optimise different objectives: their scores do not compare; "+
+				"plot them separately", a.Dir, oa, c.Dir, oc)
 		}
 		if a.Maximize != c.Maximize {
 			return fmt.Errorf("runs %s (%s) and %s (%s) optimise in different directions: plot them separately",
