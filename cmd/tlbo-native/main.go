@@ -63,6 +63,7 @@ func newApp() *cli.App {
 		},
 	}
 	app.Commands = withTaskCommands(app.Commands)
+	cliutil.WithRanges(app.Commands, os.Stderr)
 	return app
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,8 +42,13 @@ type taskVerb struct {
 	action func(c *cli.Context, t task.Task) error
 }
 
+// taskVerbs are the verbs whose flags depend on their task, by name, for
+// the tests that go through every flag of every command.
+var taskVerbs = map[string]taskVerb{}
+
 // command returns the verb's dispatching command.
 func (v taskVerb) command() *cli.Command {
+	taskVerbs[v.name] = v
 	return &cli.Command{
 		Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: v.description,
 		SkipFlagParsing: true,
@@ -113,6 +119,7 @@ func (v taskVerb) build(t task.Task) *cli.Command {
 	cmd := &cli.Command{Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: desc, Flags: flags,
 		Action: func(c *cli.Context) error { return v.action(c, t) }}
 	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageError(v.name, string(v.verb), t, err) }
+	cliutil.WithRanges([]*cli.Command{cmd}, os.Stderr)
 	return cmd
 }
 
@@ -236,13 +243,20 @@ func optionFlags(t task.Task, verb task.Verb) []cli.Flag {
 	return flags
 }
 
+// optionIntFlag is the flag of a task's integer option: its range is the
+// option's (task.Option.Min, checked where taskEnv reads it), not
+// cliutil's table of the command line's own flags.
+type optionIntFlag struct{ cli.IntFlag }
+
 // optionFlag is the flag of a task option.
 func optionFlag(o task.Option) cli.Flag {
 	switch o.Kind {
 	case task.KindInt:
-		return &cli.IntFlag{Name: o.Name, Value: o.Zero().(int), Usage: o.Usage}
+		return &optionIntFlag{cli.IntFlag{Name: o.Name, Value: o.Zero().(int), Usage: o.Usage}}
 	case task.KindBool:
 		return &cli.BoolFlag{Name: o.Name, Usage: o.Usage}
+	case task.KindDuration:
+		return &cli.DurationFlag{Name: o.Name, Value: o.Zero().(time.Duration), Usage: o.Usage}
 	case task.KindFile:
 		return &cli.StringFlag{Name: o.Name, Value: o.Zero().(string), Usage: o.Usage, TakesFile: true}
 	}
@@ -264,6 +278,8 @@ func taskEnv(c *cli.Context, t task.Task, verb task.Verb) (*task.Env, error) {
 			v = c.Int(o.Name)
 		case task.KindBool:
 			v = c.Bool(o.Name)
+		case task.KindDuration:
+			v = c.Duration(o.Name)
 		default:
 			v = c.String(o.Name)
 		}
