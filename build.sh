@@ -3,6 +3,8 @@
 #
 #   ./build.sh run      install what is missing, build, run the main job
 #   ./build.sh test     install what is missing, build, check go.mod and run paths, run the tests
+#                       (the numerical packages twice: the CPU's own OpenBLAS kernels, then others
+#                       on one thread; docs/reproducibility.md)
 #   ./build.sh build    install what is missing and build bin/tlbo-native
 #   ./build.sh install PREFIX   install bin/, lib/ and include/ under PREFIX
 #
@@ -263,6 +265,37 @@ check_installed() {
   env -u LD_LIBRARY_PATH "$bin" version >/dev/null || { say "installed tlbo-native version failed"; return 1; }
 }
 
+# The packages whose tests compare results of OpenBLAS or libtorch: ./build.sh test runs
+# them a second time on other kernels and thread counts (docs/reproducibility.md).
+NUMERIC_PACKAGES=(./internal/gp/... ./internal/acq/... ./internal/simp/... ./internal/analysis/...
+  ./internal/openblas/... ./internal/bo/... ./models/... ./torch/... ./internal/task/...)
+
+# other_kernel: an OpenBLAS kernel set that this CPU runs and that differs from the one
+# the first pass used (OPENBLAS_CORETYPE if set, else the CPU's own, which
+# internal/openblas selects): Sandybridge (AVX) on a CPU with AVX2, else Prescott (SSE3).
+# Empty on other architectures.
+other_kernel() {
+  [ "$(uname -m)" = x86_64 ] || return 0
+  local flags first=${OPENBLAS_CORETYPE:-}
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  if [[ $flags == *" avx2 "* ]] && [ "${first,,}" != sandybridge ]; then
+    echo Sandybridge
+  else
+    echo Prescott
+  fi
+}
+
+# test_other_kernels runs NUMERIC_PACKAGES' tests again on another OpenBLAS kernel set,
+# with one OpenBLAS and one libtorch thread (the first pass used the defaults: one per
+# core), so that a test comparing bits that depend on one CPU's rounding fails here too.
+test_other_kernels() {
+  local kernel
+  kernel=$(other_kernel)
+  say "second pass of the numerical tests: OpenBLAS kernels ${kernel:-as the first pass}, 1 OpenBLAS and 1 libtorch thread"
+  env ${kernel:+OPENBLAS_CORETYPE=$kernel} OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+    go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m "${NUMERIC_PACKAGES[@]}"
+}
+
 # main_job: a short but real T-LBO run on the expression task, on CPU, from
 # the shipped soft-triplet grammar VAE (pretrained/expression-t.pt: 300 epochs
 # with T-LBO's own ELBO, soft triplet, beta_metric 10, rank weights k = 1e-3,
@@ -292,6 +325,7 @@ case "$cmd" in
     go vet ./...
     start_slurm
     go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m ./...
+    test_other_kernels
     ;;
   install)
     prefix=${2:?usage: ./build.sh install PREFIX}

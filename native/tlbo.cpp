@@ -93,11 +93,32 @@ class FlushDenormalScope {
   bool restore_ = false;
 };
 
-// guarded runs fn under FlushDenormalScope and turns any exception into
-// status 1 and *err.
+// wanted_threads is libtorch's intra-op thread count as last set through
+// tlbo_set_num_threads (0: never set, libtorch's default). With OpenMP,
+// at::set_num_threads sets the count of the calling OS thread only (its
+// omp_set_num_threads), and an OS thread that already ran parallel work keeps
+// the count it had then. Go runs each call on whichever OS thread the
+// goroutine is on, so every call applies the wanted count to its own thread
+// first: otherwise `--threads 1` held for some calls and not others, and a
+// resumed training could round differently from the uninterrupted one
+// (issue 49: found under OMP_NUM_THREADS=2).
+std::atomic<int> wanted_threads{0};
+thread_local int applied_threads = 0;
+
+void sync_num_threads() {
+  const int want = wanted_threads.load(std::memory_order_relaxed);
+  if (want > 0 && applied_threads != want) {
+    at::set_num_threads(want);
+    applied_threads = want;
+  }
+}
+
+// guarded runs fn under FlushDenormalScope, on the thread count of
+// tlbo_set_num_threads, and turns any exception into status 1 and *err.
 template <typename F>
 int guarded(char **err, F &&fn) {
   FlushDenormalScope denormals;
+  sync_num_threads();
   try {
     fn();
     return 0;
@@ -301,11 +322,15 @@ int tlbo_manual_seed(uint64_t seed, char **err) {
 int tlbo_set_num_threads(int n, char **err) {
   return guarded(err, [&] {
     if (n < 1) throw std::invalid_argument("number of threads must be at least 1");
-    at::set_num_threads(n);
+    wanted_threads.store(n, std::memory_order_relaxed);
+    sync_num_threads();
   });
 }
 
-int tlbo_get_num_threads(void) { return at::get_num_threads(); }
+int tlbo_get_num_threads(void) {
+  sync_num_threads();
+  return at::get_num_threads();
+}
 
 int tlbo_set_flush_denormal(int on) {
   flush_denormal.store(can_flush && on != 0, std::memory_order_relaxed);
@@ -546,7 +571,10 @@ int tlbo_op_call(tlbo_op op, const tlbo_arg *args, int nargs, int grad_enabled, 
   return status;
 }
 
-int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_tensor *tensors, int n, char **err) {
+int tlbo_pickle_tensors(const char *const *names, const tlbo_tensor *tensors, int n, char **data, size_t *size,
+                        char **err) {
+  *data = nullptr;
+  *size = 0;
   return guarded(err, [&] {
     c10::Dict<std::string, at::Tensor> dict;
     for (int k = 0; k < n; ++k) {
@@ -554,11 +582,11 @@ int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_ten
       dict.insert(names[k], unwrap(tensors[k]).detach().to(at::kCPU).contiguous());
     }
     std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(std::string("cannot create ") + path);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.close();
-    if (!f) throw std::runtime_error(std::string("cannot write ") + path);
+    char *out = static_cast<char *>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (out == nullptr) throw std::bad_alloc();
+    std::copy(bytes.begin(), bytes.end(), out);
+    *data = out;
+    *size = bytes.size();
   });
 }
 

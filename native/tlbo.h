@@ -15,6 +15,7 @@
 #ifndef TLBO_H
 #define TLBO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -110,9 +111,12 @@ int tlbo_op_find(const char *name, const char *overload, tlbo_op *out, char **er
 int tlbo_op_call(tlbo_op op, const tlbo_arg *args, int nargs, int grad_enabled, tlbo_ret **rets, int *nrets,
                  char **err); /* *rets: malloc'd, release with tlbo_free */
 
-/* Serialisation in PyTorch's torch.save zip format: a dict of name -> tensor
- * (reading is done in Go: libtorch's unpickler rejects Python's OrderedDict). */
-int tlbo_save_tensors(const char *path, const char *const *names, const tlbo_tensor *tensors, int n, char **err);
+/* Serialisation in PyTorch's torch.save zip format: a dict of name -> tensor, as
+ * *size bytes at *data (malloc'd, release with tlbo_free); the caller writes them,
+ * so that a write error keeps its errno (reading is done in Go: libtorch's
+ * unpickler rejects Python's OrderedDict). */
+int tlbo_pickle_tensors(const char *const *names, const tlbo_tensor *tensors, int n, char **data, size_t *size,
+                        char **err);
 
 #ifdef __cplusplus
 }

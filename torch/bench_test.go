@@ -1,6 +1,10 @@
 package torch
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // BenchmarkAddTiny times one op call on two 3-element tensors, closed at once:
 // the fixed per-op cost of the bindings (argument marshalling, dispatcher
@@ -27,5 +31,23 @@ func BenchmarkCatTemporaries(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Cat(ts, 0).Close()
+	}
+}
+
+// BenchmarkLoadPretrained times Load of the committed molecule checkpoint
+// (22 MB of stored float32 records): the cost of reading a large .pt.
+func BenchmarkLoadPretrained(b *testing.B) {
+	path := filepath.Join("..", "pretrained", "molecule-t.pt")
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		ts, err := Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		CloseNamed(ts)
 	}
 }

@@ -3,11 +3,15 @@ package torch
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tlbo-native/tlbo-native/internal/zipcrc"
+	"github.com/tlbo-native/tlbo-native/internal/zipcrc/ziptest"
 )
 
 // ptSeeds returns the committed .pt fixtures, a file written by Save, and
@@ -59,15 +63,17 @@ func archiveRecords(tb testing.TB, data []byte) map[string][]byte {
 }
 
 // checkLoaded checks the property of every fuzz target over .pt data: an
-// error, or tensors that are valid, and no handle left behind once they are
-// closed.
-func checkLoaded(t *testing.T, data []byte) {
+// error, or tensors that are valid from an intact archive, and no handle
+// left behind once they are closed. It returns the error.
+func checkLoaded(t *testing.T, data []byte) error {
 	live := LiveTensors()
 	out, err := readPT(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		if out != nil {
 			t.Fatalf("error %v with %d tensors", err, len(out))
 		}
+	} else {
+		ziptest.CheckIntact(t, data) // nothing corrupt is accepted
 	}
 	for _, n := range out {
 		if err := n.Tensor.Err(); err != nil {
@@ -81,6 +87,7 @@ func checkLoaded(t *testing.T, data []byte) {
 	if got := LiveTensors(); got > live {
 		t.Fatalf("%d tensor handles left behind", got-live)
 	}
+	return err
 }
 
 // FuzzReadPT feeds whole files to the .pt reader (the model checkpoint, at
@@ -91,12 +98,13 @@ func FuzzReadPT(f *testing.F) {
 			f.Add(s)
 		}
 	}
-	f.Fuzz(checkLoaded)
+	f.Fuzz(func(t *testing.T, data []byte) { checkLoaded(t, data) })
 }
 
 // FuzzReadPTPickle fuzzes the data.pkl record of an archive whose tensor
-// records come from a real checkpoint (which selects): mutating a whole zip
-// file rarely gets past its checksums to the unpickler.
+// records come from a real checkpoint (which selects; its high bit deflates
+// every record): mutating a whole zip file rarely gets past its checksums
+// to the unpickler. The archive is intact, so no error may blame an entry.
 func FuzzReadPTPickle(f *testing.F) {
 	seeds := ptSeeds(f)[:3]
 	records := make([]map[string][]byte, len(seeds))
@@ -104,19 +112,24 @@ func FuzzReadPTPickle(f *testing.F) {
 		records[i] = archiveRecords(f, s)
 		f.Add(records[i]["data.pkl"], uint8(i))
 	}
+	f.Add(records[0]["data.pkl"], uint8(0x80))
 	f.Add([]byte("\x80\x02}q\x00."), uint8(0))
 	f.Fuzz(func(t *testing.T, pkl []byte, which uint8) {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
+		method := zip.Store
+		if which&0x80 != 0 {
+			method = zip.Deflate
+		}
 		add := func(name string, b []byte) {
-			w, err := zw.CreateHeader(&zip.FileHeader{Name: "archive/" + name, Method: zip.Store})
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: "archive/" + name, Method: method})
 			if err != nil {
 				t.Fatal(err)
 			}
 			w.Write(b)
 		}
 		add("data.pkl", pkl)
-		for name, b := range records[int(which)%len(records)] {
+		for name, b := range records[int(which&0x7f)%len(records)] {
 			if name != "data.pkl" {
 				add("data/"+name, b)
 			}
@@ -124,6 +137,8 @@ func FuzzReadPTPickle(f *testing.F) {
 		if err := zw.Close(); err != nil {
 			t.Fatal(err)
 		}
-		checkLoaded(t, buf.Bytes())
+		if err := checkLoaded(t, buf.Bytes()); errors.As(err, new(*zipcrc.Error)) {
+			t.Fatalf("an intact archive refused: %v", err)
+		}
 	})
 }

@@ -6,6 +6,7 @@ import "C"
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/pytorch"
 	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/tlbo-native/tlbo-native/internal/zipcrc"
 )
 
 // loadPT reads a torch.save file with a pure-Go unpickler: libtorch's C++
@@ -46,6 +49,10 @@ func readPT(r io.ReaderAt, size int64) ([]Named, error) {
 		return nil, fmt.Errorf("not a PyTorch checkpoint (torch.save's zip format, PyTorch 1.6 and later): %w", err)
 	}
 	obj, err := unpickleArchive(zr)
+	var corrupt *zipcrc.Error
+	if errors.As(err, &corrupt) {
+		return nil, corrupt // it names the record, and explains any error unpickling it
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not a PyTorch checkpoint: %w", err)
 	}
@@ -67,7 +74,8 @@ func readPT(r io.ReaderAt, size int64) ([]Named, error) {
 const maxPickleBytes = 64 << 20
 
 // unpickleArchive unpickles the data.pkl record of a torch.save archive,
-// loading the storages it refers to from the archive's other records.
+// loading the storages it refers to from the archive's other records, and
+// checks the CRC-32 of every record.
 func unpickleArchive(zr *zip.Reader) (obj any, err error) {
 	records := make(map[string]*zip.File, len(zr.File))
 	for _, f := range zr.File {
@@ -98,31 +106,45 @@ func unpickleArchive(zr *zip.Reader) (obj any, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("data.pkl: %w", err)
 	}
+	if err := verifyUnread(zr, records, storages); err != nil {
+		return nil, err
+	}
 	return obj, nil
 }
 
-// readRecord reads a whole archive record of at most limit bytes.
+// verifyUnread checks the CRC-32 of the records neither data.pkl nor a
+// storage it refers to (version, byteorder and the like): the whole file is
+// intact or refused.
+func verifyUnread(zr *zip.Reader, records map[string]*zip.File, storages map[string]pytorch.StorageInterface) error {
+	read := map[*zip.File]bool{records["data.pkl"]: true}
+	for key := range storages {
+		read[records[key]] = true
+	}
+	for _, f := range zr.File {
+		if read[f] {
+			continue
+		}
+		r, err := zipcrc.Open(f)
+		if err != nil {
+			return err
+		}
+		err = r.Verify()
+		r.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRecord reads a whole archive record of at most limit bytes, checking
+// its length and CRC-32.
 func readRecord(records map[string]*zip.File, name string, limit int64) ([]byte, error) {
 	f, ok := records[name]
 	if !ok {
 		return nil, fmt.Errorf("no record %q in the archive", name)
 	}
-	if f.UncompressedSize64 > uint64(limit) {
-		return nil, fmt.Errorf("record %q: %d bytes, at most %d", name, f.UncompressedSize64, limit)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("record %q: %w", name, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)))
-	if err != nil {
-		return nil, fmt.Errorf("record %q: %w", name, err)
-	}
-	if uint64(len(data)) != f.UncompressedSize64 {
-		return nil, fmt.Errorf("record %q: %d bytes, the directory says %d", name, len(data), f.UncompressedSize64)
-	}
-	return data, nil
+	return zipcrc.ReadAll(f, limit)
 }
 
 // storageClass is a pickled storage type with its element size in bytes.
@@ -145,8 +167,9 @@ var storageClasses = map[string]storageClass{
 }
 
 // loadStorage resolves a persistent id ('storage', class, key, location,
-// numel) to the storage in record key, read once per key. The element count
-// must match the record's size, so that a forged count allocates nothing.
+// numel) to the storage in record key, read once per key and its CRC-32
+// checked. The element count must match the record's size, so that a forged
+// count allocates nothing.
 func loadStorage(id any, records map[string]*zip.File, loaded map[string]pytorch.StorageInterface) (any, error) {
 	tuple, ok := id.(*types.Tuple)
 	if !ok || tuple.Len() != 5 {
@@ -171,17 +194,34 @@ func loadStorage(id any, records map[string]*zip.File, loaded map[string]pytorch
 		return nil, fmt.Errorf("storage %q: %d elements of %d bytes, the record holds %d bytes",
 			key, numel, class.elemSize, f.UncompressedSize64)
 	}
-	rc, err := f.Open()
+	rc, err := zipcrc.Open(f)
 	if err != nil {
-		return nil, fmt.Errorf("storage %q: %w", key, err)
+		return nil, err
 	}
 	defer rc.Close()
 	s := class.New(numel, location)
-	if err := s.SetFromFileWithSize(rc, numel); err != nil {
+	err = s.SetFromFileWithSize(fullReader{rc}, numel)
+	if verr := rc.Verify(); verr != nil { // also the bytes after numel's, which a view may not reach
+		return nil, verr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("storage %q: %w", key, err)
 	}
 	loaded[key] = s
 	return s, nil
+}
+
+// fullReader fills the whole buffer on each Read, or fails: gopickle's
+// storages take what one Read returns as a full buffer, and neither a
+// decompressor nor the end of a record need fill it.
+type fullReader struct{ r io.Reader }
+
+func (f fullReader) Read(p []byte) (int, error) {
+	n, err := io.ReadFull(f.r, p)
+	if n == len(p) {
+		return n, nil
+	}
+	return n, err
 }
 
 func newUnpickler(r io.Reader) pickle.Unpickler {

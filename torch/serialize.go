@@ -33,16 +33,13 @@ func Save(path string, tensors []Named) error {
 	if strings.HasSuffix(path, ".npz") {
 		return saveNPZ(path, tensors)
 	}
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		f, ok := w.(*os.File)
-		if !ok {
-			return fmt.Errorf("internal: not a file")
-		}
-		return savePT(f.Name(), tensors)
-	})
+	return numpy.AtomicWriteFile(path, func(w io.Writer) error { return writePT(w, tensors) })
 }
 
-func savePT(path string, tensors []Named) error {
+// writePT writes tensors to w in torch.save's format: libtorch makes the
+// bytes and Go writes them, so that a write error (a full disk) keeps its
+// cause.
+func writePT(w io.Writer, tensors []Named) error {
 	names := make([]*C.char, len(tensors))
 	handles := (*C.tlbo_tensor)(C.calloc(C.size_t(len(tensors)+1), C.size_t(unsafe.Sizeof(C.tlbo_tensor(nil)))))
 	defer C.free(unsafe.Pointer(handles))
@@ -60,12 +57,17 @@ func savePT(path string, tensors []Named) error {
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
+	var data *C.char
+	var size C.size_t
 	var msg *C.char
-	status := C.tlbo_save_tensors(cpath, cnames, handles, C.int(len(tensors)), &msg)
+	status := C.tlbo_pickle_tensors(cnames, handles, C.int(len(tensors)), &data, &size, &msg)
 	runtime.KeepAlive(tensors) // the handles in hs belong to these tensors
-	return takeError(status, msg, "save")
+	if err := takeError(status, msg, "save"); err != nil {
+		return err
+	}
+	defer C.tlbo_free(unsafe.Pointer(data))
+	_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(data)), int(size)))
+	return err
 }
 
 func saveNPZ(path string, tensors []Named) error {
@@ -148,17 +150,25 @@ func fromArray(a numpy.Array) (*Tensor, error) {
 		t = FromInt64(v, shape...)
 	case []bool:
 		t = FromBool(v, shape...)
+	case []int32: // kept int32 and uint8, as the .pt reader keeps them
+		t = fromInts(v, Int32, shape)
+	case []uint8:
+		t = fromInts(v, Uint8, shape)
 	default:
-		f, err := a.Float64s()
-		if err != nil {
-			return nil, err
-		}
-		t = FromFloat64(f, shape...).ToDType(Int64)
+		return nil, fmt.Errorf("array %q: %T is not numeric", a.Name, a.Data)
 	}
 	if err := t.Err(); err != nil {
 		return nil, fmt.Errorf("array %q: %w", a.Name, err)
 	}
 	return t, nil
+}
+
+// fromInts makes a tensor of dtype and shape from v (through int64, the
+// widest type the bindings copy in).
+func fromInts[T int32 | uint8](v []T, dtype DType, shape []int64) *Tensor {
+	wide := FromInt64(widen(v), shape...)
+	defer wide.Close()
+	return wide.ToDType(dtype)
 }
 
 // CloseNamed closes every tensor of a state dict.

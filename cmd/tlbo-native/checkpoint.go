@@ -32,9 +32,9 @@ func checkpointCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Printf("network %s\nmodel %s\n", h.Network, h.Model)
+					fmt.Fprintf(c.App.Writer, "network %s\nmodel %s\n", h.Network, h.Model)
 					if st := h.Training; st != nil {
-						fmt.Printf("training elbo=%s step=%d epoch=%d lr=%g batch=%d\n", st.ELBO.Name, st.Step, st.Epoch, st.LR, st.BatchSize)
+						fmt.Fprintf(c.App.Writer, "training elbo=%s step=%d epoch=%d lr=%g batch=%d\n", st.ELBO.Name, st.Step, st.Epoch, st.LR, st.BatchSize)
 					}
 				}
 				sd, err := torch.Load(path)
@@ -43,7 +43,7 @@ func checkpointCommand() *cli.Command {
 				}
 				defer torch.CloseNamed(sd)
 				for _, n := range sd {
-					fmt.Printf("%s %s %s\n", n.Name, n.Tensor.DType(), shapeString(n.Tensor.Shape()))
+					fmt.Fprintf(c.App.Writer, "%s %s %s\n", n.Name, n.Tensor.DType(), shapeString(n.Tensor.Shape()))
 				}
 				return nil
 			},

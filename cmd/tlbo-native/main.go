@@ -38,6 +38,10 @@ func exitStatus(err error) int {
 	if errors.Is(err, bo.ErrRunDirInUse) {
 		return exitInUse
 	}
+	var sig *signalStop
+	if errors.As(err, &sig) {
+		return sig.status()
+	}
 	return 1
 }
 

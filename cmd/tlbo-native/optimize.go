@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,6 +189,9 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	env.Device = dev
 	cfg.Extra["device"] = dev.String()
 	cfg.Extra["decode-attempts"] = strconv.Itoa(c.Int("decode-attempts"))
+	ctx, stopWatch := stopOnSignal(c.Context)
+	defer stopWatch()
+	env.Ctx = ctx
 	td := t.Defaults()
 	rep := newReporter(cfg.Budget)
 	res, err := t.Optimize(env, task.OptimizeRequest{
@@ -242,6 +246,10 @@ func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
+	if kept == nil {
+		fmt.Fprintf(os.Stderr, "note: %s keeps no %s (a run made before its flags were kept): the run takes the flags given now, "+
+			"and keeps them for its next resume\n", dir, bo.FlagsFile)
+	}
 	for _, name := range slices.Sorted(maps.Keys(kept)) {
 		if _, ok := given[name]; ok || notKept[name] {
 			continue
@@ -269,12 +277,25 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 	if res.Exhausted != "" {
 		fmt.Printf("the run ended after %d of %d evaluations: %s\n", res.Evaluated, cfg.Budget, res.Exhausted)
 	}
-	fmt.Printf("best of the start: %.6g\n", res.InitialBest)
+	if math.IsNaN(res.InitialBest) {
+		fmt.Println("best of the start: none (the evaluation of every start object failed)")
+	} else {
+		fmt.Printf("best of the start: %.6g\n", res.InitialBest)
+	}
 	fmt.Printf("top %d of %d evaluations (%d queries, %d of them known objects or invalid decodes):\n", c.Int("top"), res.Evaluated,
 		len(res.Queries), len(res.Queries)-res.Evaluated)
 	for i, q := range res.Top(c.Int("top")) {
 		// Query numbers are 1-based wherever a person reads them.
 		fmt.Printf("%2d  %.6g  %s  (query %d, model v%d)\n", i+1, q.Score, q.Object, q.Index+1, q.Version)
+	}
+	if math.IsNaN(res.Best) {
+		// A failure score is no result: a run whose every evaluation
+		// failed has no best object, and no curve to draw.
+		fmt.Println("best score: none: no evaluation succeeded (every one failed, with the failure score)")
+		printFailures(res)
+		printRandom(res)
+		fmt.Printf("results %s\n", filepath.Join(dir, bo.ResultsFile))
+		return nil
 	}
 	fmt.Printf("best score %.6g: %s\n", res.Best, res.BestObject)
 	printFailures(res)
@@ -381,10 +402,10 @@ func (r *reporter) progress(p bo.Progress) {
 		if q.Random {
 			last += " (a random point: " + q.RandomReason + ")"
 		}
-		desc = fmt.Sprintf("evaluation %d/%d (query %d) best %.4g %s fit %.2fs acq %.2fs decode %.2fs eval %.2fs", p.Done, p.Budget,
-			q.Index+1, p.Best, last, q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode, q.Timing.Eval)
+		desc = fmt.Sprintf("evaluation %d/%d (query %d) best %s %s fit %.2fs acq %.2fs decode %.2fs eval %.2fs", p.Done, p.Budget,
+			q.Index+1, fmtBest(p.Best), last, q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode, q.Timing.Eval)
 	case bo.StageRetrain:
-		desc = fmt.Sprintf("retraining model v%d (%d/%d evaluations, best %.4g)", p.Version, p.Done, p.Budget, p.Best)
+		desc = fmt.Sprintf("retraining model v%d (%d/%d evaluations, best %s)", p.Version, p.Done, p.Budget, fmtBest(p.Best))
 	case bo.StageEncode:
 		desc = fmt.Sprintf("encoding the GP data of model v%d", p.Version)
 	case bo.StageReplay:
@@ -396,6 +417,15 @@ func (r *reporter) progress(p bo.Progress) {
 	}
 	r.bar.Describe(desc)
 	r.bar.Set(p.Done)
+}
+
+// fmtBest formats a best score for the progress lines: NaN while no
+// evaluation has succeeded.
+func fmtBest(v float64) string {
+	if math.IsNaN(v) {
+		return "none yet"
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 func (r *reporter) logf(format string, args ...any) {

@@ -368,9 +368,11 @@ var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 })
 
 func meanXYs(g bo.Group, x0 float64) plotter.XYs {
-	xy := make(plotter.XYs, len(g.Mean))
+	xy := make(plotter.XYs, 0, len(g.Mean))
 	for i, m := range g.Mean {
-		xy[i].X, xy[i].Y = x0+float64(i), m
+		if !math.IsNaN(m) { // no best yet: every evaluation so far failed
+			xy = append(xy, plotter.XY{X: x0 + float64(i), Y: m})
+		}
 	}
 	return xy
 }
@@ -380,10 +382,14 @@ func stdBand(g bo.Group, col color.Color, x0 float64) (*plotter.Polygon, error) 
 	n := len(g.Mean)
 	xy := make(plotter.XYs, 0, 2*n)
 	for i := 0; i < n; i++ {
-		xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] + g.Std[i]})
+		if !math.IsNaN(g.Mean[i]) { // no best yet in a run (meanXYs)
+			xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] + g.Std[i]})
+		}
 	}
 	for i := n - 1; i >= 0; i-- {
-		xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] - g.Std[i]})
+		if !math.IsNaN(g.Mean[i]) {
+			xy = append(xy, plotter.XY{X: x0 + float64(i), Y: g.Mean[i] - g.Std[i]})
+		}
 	}
 	poly, err := plotter.NewPolygon(xy)
 	if err != nil {

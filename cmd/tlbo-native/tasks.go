@@ -68,6 +68,12 @@ func (v taskVerb) dispatch(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("--resume: %w", err)
 		}
+		if kept == nil && !help {
+			// No run there, or one made before its flags were kept.
+			if err := bo.CheckRunDir(bo.Options{Dir: dir, Resume: true}); err != nil {
+				return err
+			}
+		}
 		name, vae = kept["task"], kept["vae"]
 	}
 	var t task.Task

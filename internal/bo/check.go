@@ -12,12 +12,15 @@ import (
 // opts.Dir: the directory (or, when it does not exist yet, its nearest
 // existing parent) takes new files, it is not in use by another process,
 // and it holds no run unless opts.Resume (nor a journal without its
-// configuration). It creates nothing. Run checks all of this again; the
+// configuration), a run when opts.Resume (checkResume). It creates nothing. Run checks all of this again; the
 // point is to refuse before hours of data preparation, not after.
 func CheckRunDir(opts Options) error {
 	dir := opts.Dir
 	if dir == "" {
 		return errors.New("bo: no run directory")
+	}
+	if err := checkResume(opts); err != nil {
+		return err
 	}
 	st, err := os.Stat(dir)
 	switch {
@@ -50,6 +53,24 @@ func CheckRunDir(opts Options) error {
 		return l.Unlock()
 	}
 	return nil
+}
+
+// checkResume refuses opts.Resume on a directory that holds no run: a
+// mistyped --run-dir must not start a new run in its place. A directory
+// holds a run once one took its lock (LockFile, left in place): a run
+// stopped before its first journal line, while its labelled start was
+// being scored, is resumed too.
+func checkResume(opts Options) error {
+	if !opts.Resume {
+		return nil
+	}
+	for _, name := range []string{ConfigFile, JournalFile, LockFile} {
+		if _, err := os.Stat(filepath.Join(opts.Dir, name)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("bo: --resume: %s holds no run (no %s, %s or %s): check the path, or leave out --resume to start a new run there",
+		opts.Dir, ConfigFile, JournalFile, LockFile)
 }
 
 // nearestExisting returns the closest ancestor of path that exists.

@@ -67,6 +67,9 @@ type Queries struct {
 	// Known marks the queries whose score was reused from the data or an
 	// earlier query instead of evaluated (opt_known; nil: none).
 	Known []bool
+	// Failed marks the queries that scored the failure score (opt_failed;
+	// nil: none known, as in runs written before it was kept).
+	Failed []bool
 }
 
 // Distinct reports which queries are distinct evaluations: the object is
@@ -110,7 +113,9 @@ func (q Queries) Evaluations() []Evaluation {
 // an invalid decode or a repeat that was evaluated again (runs before the
 // loop avoided repeats) counts with the next distinct evaluation; neither
 // can improve on the best of a deterministic objective. Queries after the
-// last distinct evaluation add no point.
+// last distinct evaluation add no point. A failed query (q.Failed) is never
+// the best: initial is NaN when the whole start failed, and the curve is
+// NaN until an evaluation succeeds.
 func BestCurve(initial float64, q Queries, maximize bool) []float64 {
 	distinct := q.Distinct()
 	out := make([]float64, 1, len(q.Scores)+1)
@@ -120,7 +125,8 @@ func BestCurve(initial float64, q Queries, maximize bool) []float64 {
 		if q.Known != nil && q.Known[i] {
 			continue
 		}
-		if (maximize && s > best) || (!maximize && s < best) {
+		failed := q.Failed != nil && q.Failed[i]
+		if !failed && (math.IsNaN(best) || (maximize && s > best) || (!maximize && s < best)) {
 			best = s
 		}
 		if distinct[i] {
@@ -163,12 +169,9 @@ func ReadCurve(dir string) (Curve, error) {
 		case "opt_point_properties":
 			q.Scores, err = a.Float64s()
 		case "opt_known":
-			var k []float64
-			k, err = a.Float64s()
-			q.Known = make([]bool, len(k))
-			for i, v := range k {
-				q.Known[i] = v != 0
-			}
+			q.Known, err = flags(a)
+		case "opt_failed":
+			q.Failed, err = flags(a)
 		case "initial_best":
 			initial, err = a.Float64s()
 		}
@@ -185,6 +188,8 @@ func ReadCurve(dir string) (Curve, error) {
 		return Curve{}, fmt.Errorf("%s: %d opt_points but %d opt_point_properties", path, len(q.Points), len(q.Scores))
 	case q.Known != nil && len(q.Known) != len(q.Scores):
 		return Curve{}, fmt.Errorf("%s: %d opt_known but %d queries", path, len(q.Known), len(q.Scores))
+	case q.Failed != nil && len(q.Failed) != len(q.Scores):
+		return Curve{}, fmt.Errorf("%s: %d opt_failed but %d queries", path, len(q.Failed), len(q.Scores))
 	}
 	for i, s := range append([]float64{initial[0]}, q.Scores...) {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
@@ -237,6 +242,19 @@ func (c Curve) Objective() string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// flags reads an array of 0/1 flags.
+func flags(a numpy.Array) ([]bool, error) {
+	v, err := a.Float64s()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(v))
+	for i, x := range v {
+		out[i] = x != 0
+	}
+	return out, nil
 }
 
 // CheckAxis returns an error naming two of the runs when they cannot share

@@ -109,6 +109,20 @@
 // line also carries the CPU seconds the process used since its previous
 // line (cpu_s), so that a run's CPU time across its resumes is the sum.
 //
+// A run stops early, resumable, when Options.Context is done (a signal)
+// or the task's Score returns a Halt (its program is broken): nothing more
+// is proposed, the evaluations still running are awaited and journaled,
+// and an evaluation that was not made (a program that never started, or
+// was killed for the stop) is not journaled, so that a resume makes it.
+// --resume on a directory that holds no run is refused (CheckRunDir).
+//
+// A failed evaluation (an invalid decode, an objective's failure, a
+// labelled start object whose evaluation failed: Data.Failed) has the
+// failure score, which the GP and the retraining learn from, but is never
+// reported as the best: Result.Best, initial_best in results.npz and the
+// curves skip it (opt_failed marks it), and are NaN while nothing
+// succeeded.
+//
 // The GP always maximises: scores of a task where lower is better are
 // negated into utilities before they reach the GP or the rank weights.
 //

@@ -1,6 +1,7 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -51,7 +52,14 @@ func (r *runner[O]) query() (Query, *Stop, error) {
 		return q, nil, err
 	}
 	t := time.Now()
-	q.Score, q.Failure = r.evaluate(QueryTag(q.Index), obj, valid)
+	var h *Halt
+	q.Score, q.Failure, h = r.evaluate(QueryTag(q.Index), obj, valid)
+	if h != nil {
+		r.halt = h.Err
+		if h.Failure == "" {
+			return q, nil, h.Err // not evaluated: nothing to journal
+		}
+	}
 	q.Timing.Eval = time.Since(t).Seconds()
 	q.Incumbent = r.best().score
 	if q.Valid && r.sign*q.Score > r.sign*q.Incumbent {
@@ -359,10 +367,12 @@ func (r *runner[O]) decode(zs [][]float64, seed uint64) ([]O, []bool, error) {
 
 // evaluate scores an object, the evaluation tag (QueryTag, SampleTag):
 // invalid decodes, errors and non-finite scores get the task's failure
-// score and a reason. A TaggedScorer task is told the tag.
-func (r *runner[O]) evaluate(tag string, obj O, valid bool) (score float64, failure string) {
+// score and a reason. A TaggedScorer task is told the tag. A Halt error
+// is returned as such (with the failure score and its reason when it has
+// one).
+func (r *runner[O]) evaluate(tag string, obj O, valid bool) (score float64, failure string, halt *Halt) {
 	if !valid {
-		return r.task.FailureScore(), "invalid decode"
+		return r.task.FailureScore(), "invalid decode", nil
 	}
 	var s float64
 	var err error
@@ -372,10 +382,12 @@ func (r *runner[O]) evaluate(tag string, obj O, valid bool) (score float64, fail
 		s, err = r.task.Score(obj)
 	}
 	switch {
+	case errors.As(err, &halt):
+		return r.task.FailureScore(), halt.Failure, halt
 	case err != nil:
-		return r.task.FailureScore(), err.Error()
+		return r.task.FailureScore(), err.Error(), nil
 	case math.IsNaN(s) || math.IsInf(s, 0):
-		return r.task.FailureScore(), fmt.Sprintf("objective returned %v", s)
+		return r.task.FailureScore(), fmt.Sprintf("objective returned %v", s), nil
 	}
-	return s, ""
+	return s, "", nil
 }

@@ -66,9 +66,21 @@ func TestRefusedObjects(t *testing.T) {
 	res := run(t.TempDir(), 30, false)
 	refusedQueries := 0
 	for _, v := range res.Versions {
-		want := refusedData
-		for _, q := range res.Queries[:v.Points-data.Len()] {
-			if q.Valid && refuseFifth(parse(t, p, q.Object)) != nil {
+		// The version's data are the start and the first Points - start
+		// queries that joined it: valid and not already known (invalid
+		// decodes and known objects add nothing), so the queries are walked,
+		// not sliced (a slice miscounted once a trajectory, on other BLAS
+		// kernels, met an invalid decode before a retraining: issue 49).
+		want, joined := refusedData, 0
+		for _, q := range res.Queries {
+			if joined == v.Points-data.Len() {
+				break
+			}
+			if !q.Valid || q.Known {
+				continue
+			}
+			joined++
+			if refuseFifth(parse(t, p, q.Object)) != nil {
 				want++
 			}
 		}

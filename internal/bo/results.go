@@ -132,8 +132,11 @@ func ReadFlags(dir string) (map[string]string, error) {
 // the versions' samples, with the reference's keys (opt_points,
 // opt_point_properties, opt_model_version, sample_points, sample_versions,
 // sample_properties, rand_point_due_bo_fail, params), initial_best (the
-// best score of the labelled start), opt_latents and opt_known (1 where the
-// query's object was known and its score reused: a repeat avoided).
+// best score of the labelled start whose evaluation did not fail, NaN when
+// all failed), opt_latents, opt_known (1 where the query's object was
+// known and its score reused: a repeat avoided) and opt_failed (1 where the
+// query scored the failure score: an invalid decode or a failed
+// evaluation, never a best score).
 // Points are the task's keys ("" for invalid decodes); samples are flat,
 // one version number per sample.
 func writeResults(dir string, c Config, dim int, initialBest float64, queries []Query, versions []Version) error {
@@ -143,6 +146,7 @@ func writeResults(dir string, c Config, dim int, initialBest float64, queries []
 	vers := make([]int64, n)
 	random := make([]int64, n)
 	known := make([]int64, n)
+	failed := make([]int64, n)
 	latents := make([]float64, 0, n*dim)
 	for i, q := range queries {
 		points[i], props[i], vers[i] = q.Object, q.Score, int64(q.Version)
@@ -151,6 +155,9 @@ func writeResults(dir string, c Config, dim int, initialBest float64, queries []
 		}
 		if q.Known {
 			known[i] = 1
+		}
+		if q.Failure != "" {
+			failed[i] = 1
 		}
 		latents = append(latents, q.Z...)
 	}
@@ -177,6 +184,7 @@ func writeResults(dir string, c Config, dim int, initialBest float64, queries []
 		{Name: "sample_properties", Shape: []int{len(sProps)}, Data: nonNil(sProps)},
 		{Name: "rand_point_due_bo_fail", Shape: []int{n}, Data: random},
 		{Name: "opt_known", Shape: []int{n}, Data: known},
+		{Name: "opt_failed", Shape: []int{n}, Data: failed},
 		// numpy's scalar strings do not round-trip through npyio; a
 		// one-element array does.
 		{Name: "params", Shape: []int{1}, Data: []string{strings.Join(params, " ")}},

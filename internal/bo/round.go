@@ -36,10 +36,12 @@ type openRound struct {
 	objs       map[int]any // the pending queries' objects, when at hand (else parsed from their keys)
 }
 
-// evalResult is a finished evaluation, or the panic of the objective.
+// evalResult is a finished evaluation, or the panic of the objective;
+// halt is set when the task's Score returned a Halt.
 type evalResult struct {
 	e     Eval
 	crash any
+	halt  *Halt
 }
 
 // surEvent is a GP fit of a round (fit) or the addition of a completed
@@ -82,6 +84,18 @@ func (r *runner[O]) loopRounds() error {
 		r.launch(r.openRounds[start])
 	}
 	for {
+		if err := r.stopping(); err != nil {
+			if r.running == 0 {
+				return err
+			}
+			if err := r.awaitOne(); err != nil {
+				return err
+			}
+			if err := r.roundDone(); err != nil {
+				return err
+			}
+			continue
+		}
 		versionOpen := r.version >= 0 && !r.stopped
 		canPropose := r.exhausted == "" && versionOpen && r.roundRoom() > 0 && (r.cfg.Async || r.running == 0)
 		switch {
@@ -595,7 +609,7 @@ func (r *runner[O]) completeRound(o *openRound) error {
 			if err != nil {
 				return err
 			}
-			r.appendData(obj, q.Score)
+			r.appendData(obj, q.Score, q.Failure != "")
 			r.evaluated++
 			r.inVer++
 			gained = math.Max(gained, r.sign*q.Score)
@@ -648,13 +662,15 @@ func (r *runner[O]) launch(o *openRound) {
 				}
 			}()
 			t := time.Now()
-			s, failure := r.evaluate(QueryTag(i), obj, true)
-			r.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}}
+			s, failure, h := r.evaluate(QueryTag(i), obj, true)
+			r.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}, halt: h}
 		}()
 	}
 }
 
 // awaitOne waits for a running evaluation, journals it and applies it.
+// A Halt stops the run (r.halt); an evaluation that was not made (a Halt
+// without a failure) is not journaled and stays pending for a resume.
 func (r *runner[O]) awaitOne() error {
 	res := <-r.results
 	r.running--
@@ -662,6 +678,14 @@ func (r *runner[O]) awaitOne() error {
 		// As a sequential loop would: the run stops where it is, the
 		// evaluations journaled so far are kept.
 		panic(res.crash)
+	}
+	if h := res.halt; h != nil {
+		if r.halt == nil {
+			r.halt = h.Err
+		}
+		if h.Failure == "" {
+			return nil
+		}
 	}
 	e := res.e
 	if err := r.journal.append(record{Eval: &e}); err != nil {

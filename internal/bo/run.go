@@ -1,6 +1,7 @@
 package bo
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -38,6 +39,12 @@ type Options struct {
 	// configuration, so that a resume can take them (ReadFlags). The loop
 	// does not read them.
 	Flags map[string]string
+	// Context, when set, stops the run once done: nothing more is
+	// proposed, the evaluations still running are awaited and journaled
+	// (a task whose evaluations watch the same context gives them up,
+	// Halt), and Run returns an error wrapping the context's cause. A
+	// retraining in progress is finished first.
+	Context context.Context
 	// Lock, when set, is the run directory's lock (LockDir), taken by the
 	// caller before anything it evaluates for the run (a labelled start
 	// scored by the objective): Run holds it instead of taking its own, and
@@ -64,7 +71,8 @@ type Progress struct {
 	// Version is the current model version.
 	Version int
 	// Best and BestObject are the best score so far (initial data
-	// included) and its object's key.
+	// included) and its object's key, failed evaluations left out (NaN
+	// and "" while none succeeded).
 	Best       float64
 	BestObject string
 }
@@ -82,7 +90,10 @@ type Result struct {
 	// held its last state.
 	ReplayedFits int
 	// InitialBest is the best score of the initial (labelled) data; Best
-	// and BestObject the best after the queries.
+	// and BestObject the best after the queries. Failed evaluations (an
+	// invalid decode, an objective's failure, a start object whose
+	// evaluation failed: Data.Failed) are never the best: each is NaN (and
+	// BestObject "") when every candidate failed.
 	InitialBest float64
 	Best        float64
 	BestObject  string
@@ -97,7 +108,7 @@ type Result struct {
 }
 
 // Top returns up to n queries with the best scores among valid, distinct
-// objects, best first.
+// objects whose evaluation succeeded, best first.
 func (r *Result) Top(n int) []Query {
 	u := make([]float64, len(r.Queries))
 	for i, q := range r.Queries {
@@ -113,7 +124,7 @@ func (r *Result) Top(n int) []Query {
 		if len(out) == n {
 			break
 		}
-		if !q.Valid || q.Known || seen[q.Object] {
+		if !q.Valid || q.Known || q.Failure != "" || seen[q.Object] {
 			continue
 		}
 		seen[q.Object] = true
@@ -132,6 +143,8 @@ type runner[O any] struct {
 
 	data Data[O]   // retraining data: labelled start plus valid queries
 	util []float64 // sign * score of data
+	// failed marks the data whose evaluation failed (never the best).
+	failed []bool
 	// known maps the key of every object in data to its first score.
 	known map[string]float64
 	// accepted holds the model's verdict (Model.Accept) on the first
@@ -143,7 +156,7 @@ type runner[O any] struct {
 	resumed  int
 	// replayedFits counts the GP fits repeated on resuming (Result).
 	replayedFits int
-	initBest     int // index of the best initial point
+	initBest     int // index of the best initial point that did not fail (-1: none)
 
 	version  int // current model version (-1: none yet)
 	inVer    int // queries of the current version that spent budget
@@ -176,7 +189,10 @@ type runner[O any] struct {
 	loaded  bool // the model holds the current version's weights
 	// moved says the model no longer holds its starting weights: a
 	// version was loaded or retrained in this process.
-	moved    bool
+	moved bool
+	// halt is why the run stops (a Halt of the task, Options.Context):
+	// nothing more is proposed, and Run returns it once no evaluation runs.
+	halt     error
 	surReady bool // the surrogate holds the current version's points
 	sur      surrogate
 	encodeS  float64 // encoding time to charge to the next query
@@ -199,6 +215,9 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 		return nil, fmt.Errorf("bo: model has latent dimension %d", model.LatentDim())
 	}
 	if err := checkData(data); err != nil {
+		return nil, err
+	}
+	if err := checkResume(opts); err != nil {
 		return nil, err
 	}
 	cfg.Extra = maps.Clone(cfg.Extra)
@@ -239,6 +258,9 @@ func checkData[O any](d Data[O]) error {
 	if len(d.Scores) != len(d.Objects) {
 		return fmt.Errorf("bo: %d objects but %d scores", len(d.Objects), len(d.Scores))
 	}
+	if d.Failed != nil && len(d.Failed) != len(d.Objects) {
+		return fmt.Errorf("bo: %d objects but %d failure flags", len(d.Objects), len(d.Failed))
+	}
 	for i, s := range d.Scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
 			return fmt.Errorf("bo: score %d of the labelled data is %v", i, s)
@@ -271,7 +293,7 @@ func (r *runner[O]) progress(stage string, q *Query) {
 	if r.opts.Progress == nil {
 		return
 	}
-	b := r.best()
+	b := r.bestSucceeded()
 	r.opts.Progress(Progress{Stage: stage, Query: q, Done: r.evaluated, Budget: r.cfg.Budget,
 		Version: r.version, Best: b.score, BestObject: b.object})
 }
@@ -319,7 +341,9 @@ func (r *runner[O]) open(data Data[O]) error {
 		}
 	default:
 		if r.opts.Resume {
-			r.logf("note: %s holds no run; starting a new one", dir)
+			// checkResume let it through: the caller started the run
+			// (its lock is there) and was stopped before it began.
+			r.logf("note: %s holds no journal yet; starting the run's loop", dir)
 		}
 		if err := writeConfig(dir, r.cfg); err != nil {
 			return fmt.Errorf("bo: %w", err)
@@ -425,16 +449,18 @@ func (r *runner[O]) start(data Data[O]) {
 	r.openRounds = map[int]*openRound{}
 	r.tr = newTrustRegion(r.cfg.TR)
 	for _, i := range idx {
-		r.appendData(data.Objects[i], data.Scores[i])
+		r.appendData(data.Objects[i], data.Scores[i], data.failed(i))
 	}
-	r.initBest = argmax(r.util)
+	r.initBest = r.bestIndex()
 }
 
-// appendData adds a labelled object to the retraining data.
-func (r *runner[O]) appendData(obj O, score float64) {
+// appendData adds a labelled object to the retraining data; failed says
+// its evaluation failed.
+func (r *runner[O]) appendData(obj O, score float64, failed bool) {
 	r.data.Objects = append(r.data.Objects, obj)
 	r.data.Scores = append(r.data.Scores, score)
 	r.util = append(r.util, r.sign*score)
+	r.failed = append(r.failed, failed)
 	if key := r.task.Key(obj); !r.seenKey(key) {
 		r.known[key] = score
 	}
@@ -511,9 +537,18 @@ func (r *runner[O]) addQuery(q Query) error {
 		if err != nil {
 			return fmt.Errorf("query %d: object %q: %w", q.Index, q.Object, err)
 		}
-		r.appendData(obj, q.Score)
+		r.appendData(obj, q.Score, q.Failure != "")
 	}
 	return nil
+}
+
+// stopping returns why the run stops (r.halt, set by a Halt of the task
+// or now by a done Options.Context), or nil while it goes on.
+func (r *runner[O]) stopping() error {
+	if ctx := r.opts.Context; r.halt == nil && ctx != nil && ctx.Err() != nil {
+		r.halt = fmt.Errorf("bo: run stopped: %w", context.Cause(ctx))
+	}
+	return r.halt
 }
 
 // loop runs versions and queries until the budget is spent.
@@ -522,6 +557,9 @@ func (r *runner[O]) loop() error {
 		return r.loopRounds()
 	}
 	for r.evaluated < r.cfg.Budget {
+		if err := r.stopping(); err != nil {
+			return err
+		}
 		if r.version < 0 || r.inVer >= r.cfg.RetrainEvery || r.stopped {
 			if err := r.newVersion(); err != nil {
 				return err
@@ -797,7 +835,13 @@ func (r *runner[O]) samplePrior(rec *Version) error {
 		if valid[i] {
 			s.Object = r.task.Key(objs[i])
 		}
-		s.Score, _ = r.evaluate(SampleTag(rec.Version, i), objs[i], valid[i])
+		var h *Halt
+		if s.Score, _, h = r.evaluate(SampleTag(rec.Version, i), objs[i], valid[i]); h != nil {
+			// The version is journaled with its samples: a resume makes
+			// it again.
+			r.halt = h.Err
+			return h.Err
+		}
 		rec.Samples = append(rec.Samples, s)
 	}
 	rec.SampleSeconds = time.Since(start).Seconds()
@@ -930,7 +974,7 @@ func (r *runner[O]) commit(q Query) error {
 }
 
 func (r *runner[O]) writeResults() error {
-	if err := writeResults(r.opts.Dir, r.cfg, r.model.LatentDim(), r.data.Scores[r.initBest], r.complete(), r.versions); err != nil {
+	if err := writeResults(r.opts.Dir, r.cfg, r.model.LatentDim(), r.initialBest(), r.complete(), r.versions); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
 	return nil
@@ -942,9 +986,42 @@ type bestPoint struct {
 	object string
 }
 
+// best is the best point of the data, failed evaluations included (the
+// journal's incumbent: the surrogate's view).
 func (r *runner[O]) best() bestPoint {
 	i := argmax(r.util)
 	return bestPoint{score: r.data.Scores[i], object: r.task.Key(r.data.Objects[i])}
+}
+
+// bestSucceeded is the best point whose evaluation did not fail, the one
+// reported; NaN and "" when every one failed.
+func (r *runner[O]) bestSucceeded() bestPoint {
+	i := r.bestIndex()
+	if i < 0 {
+		return bestPoint{score: math.NaN()}
+	}
+	return bestPoint{score: r.data.Scores[i], object: r.task.Key(r.data.Objects[i])}
+}
+
+// bestIndex returns the index of the best data point whose evaluation did
+// not fail, -1 when none.
+func (r *runner[O]) bestIndex() int {
+	best := -1
+	for i, u := range r.util {
+		if !r.failed[i] && (best < 0 || u > r.util[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// initialBest is the best score of the labelled start that did not fail,
+// NaN when none.
+func (r *runner[O]) initialBest() float64 {
+	if r.initBest < 0 {
+		return math.NaN()
+	}
+	return r.data.Scores[r.initBest]
 }
 
 // complete returns the queries before the open round, if any: those with
@@ -961,8 +1038,8 @@ func (r *runner[O]) result() *Result {
 	res := &Result{Queries: r.complete(), Versions: r.versions, Resumed: r.resumed, ReplayedFits: r.replayedFits, Maximize: r.sign > 0,
 		Evaluated: r.evaluated, Exhausted: r.exhausted}
 	if len(r.util) > 0 {
-		res.InitialBest = r.data.Scores[r.initBest]
-		b := r.best()
+		res.InitialBest = r.initialBest()
+		b := r.bestSucceeded()
 		res.Best, res.BestObject = b.score, b.object
 	}
 	return res

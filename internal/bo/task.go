@@ -92,7 +92,14 @@ type RetrainRequest[O any] struct {
 type Data[O any] struct {
 	Objects []O
 	Scores  []float64
+	// Failed marks the objects whose evaluation failed (a start scored by
+	// the objective for the run), whose scores are the failure score: they
+	// are never reported as the best (nil: none failed).
+	Failed []bool
 }
+
+// failed reports whether object i's evaluation failed.
+func (d Data[O]) failed(i int) bool { return d.Failed != nil && d.Failed[i] }
 
 // Len returns the number of points.
 func (d Data[O]) Len() int { return len(d.Objects) }
@@ -136,6 +143,23 @@ func QueryTag(index int) string { return "query-" + strconv.Itoa(index) }
 // SampleTag is the TaggedScorer tag of the evaluation of prior sample i of
 // model version v.
 func SampleTag(v, i int) string { return "version-" + strconv.Itoa(v) + "-sample-" + strconv.Itoa(i) }
+
+// Halt is a Score error that stops the run: the objective cannot go on (a
+// program found broken: one that cannot be started, or whose first
+// evaluations all failed), or a stop was asked for (Options.Context). Run
+// then proposes nothing more, awaits the evaluations still running
+// (journaling them) and returns Err. When Failure is set the evaluation was
+// made and failed: it is journaled with the failure score and that reason,
+// as any failure, and counts against the budget. Otherwise it was not made
+// (the program never ran, or was killed for the stop) and is not
+// journaled: a resumed run evaluates the object.
+type Halt struct {
+	Err     error
+	Failure string
+}
+
+func (h *Halt) Error() string { return h.Err.Error() }
+func (h *Halt) Unwrap() error { return h.Err }
 
 // ErrNotSubmitted is wrapped by a Submitter's Attach error for a job that
 // never reached its scheduler (killed between its intent and its

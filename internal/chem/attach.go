@@ -39,7 +39,9 @@ func (t *Tree) Reassemble() (string, error) {
 		return "", err
 	}
 	defer out.Close()
-	out.SetAllAtomMaps(0)
+	if err := out.SetAllAtomMaps(0); err != nil {
+		return "", err
+	}
 	return out.SmilesWith(DefaultSmiles)
 }
 

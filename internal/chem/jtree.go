@@ -384,7 +384,9 @@ func (t *Tree) makeNodes() error {
 	for i, n := range t.Nodes {
 		n.ID = i + 1
 		if len(n.Neighbors) > 1 {
-			n.Mol.SetAllAtomMaps(n.ID)
+			if err := n.Mol.SetAllAtomMaps(n.ID); err != nil {
+				return fmt.Errorf("node %d: %w", n.ID, err)
+			}
 		}
 		n.IsLeaf = len(n.Neighbors) == 1
 		var err error

@@ -58,7 +58,9 @@ func (n *Node) SetAtomMap(num int) error {
 	if n.Mol == nil || n.Mol.p == nil {
 		return errClosed
 	}
-	n.Mol.SetAllAtomMaps(num)
+	if err := n.Mol.SetAllAtomMaps(num); err != nil {
+		return err
+	}
 	for i := range n.atoms {
 		n.atoms[i].MapNum = num
 	}

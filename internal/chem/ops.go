@@ -196,15 +196,14 @@ func (m *Mol) RemoveBond(a, b int) error {
 	return m.call("remove bond", func(msg **C.char) C.int { return C.tlbo_chem_remove_bond(m.p, C.int(a), C.int(b), msg) })
 }
 
-// SetAtomMap sets one atom's map number.
+// SetAtomMap sets one atom's map number; a number outside RDKit's 0..999 is
+// an error.
 func (m *Mol) SetAtomMap(atom, num int) error {
 	return m.call("set atom map", func(msg **C.char) C.int { return C.tlbo_chem_set_atom_map(m.p, C.int(atom), C.int(num), msg) })
 }
 
-// SetAllAtomMaps sets every atom's map number (0 clears them).
-func (m *Mol) SetAllAtomMaps(num int) {
-	if m == nil || m.p == nil {
-		return
-	}
-	C.tlbo_chem_set_all_atom_maps(m.p, C.int(num))
+// SetAllAtomMaps sets every atom's map number (0 clears them); a number
+// outside RDKit's 0..999 is an error.
+func (m *Mol) SetAllAtomMaps(num int) error {
+	return m.call("set atom maps", func(msg **C.char) C.int { return C.tlbo_chem_set_all_atom_maps(m.p, C.int(num), msg) })
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,6 +148,9 @@ func (c *Command) Score(obj string) (float64, error) {
 // ScoreContext is Score, given up when ctx is done (the process evaluating
 // obj is then killed).
 func (c *Command) ScoreContext(ctx context.Context, obj string) (float64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	var s *slot
 	select {
 	case s = <-c.free:
@@ -198,8 +202,13 @@ func (c *Command) evaluate(ctx context.Context, s *slot, obj string) (float64, e
 			return 0, out.err
 		case out.timedOut:
 			c.timeouts.Add(1)
+			tail := s.p.stderrTail()
 			c.kill(s)
-			return 0, fail(FailTimeout, "objective: no reply within %v (the program was killed)", c.opts.Timeout)
+			reason := fmt.Sprintf("objective: no reply within %v (the program was killed)", c.opts.Timeout)
+			if tail != "" {
+				reason += "; its last standard error: " + tail
+			}
+			return 0, fail(FailTimeout, "%s", reason)
 		case out.cancelled != nil:
 			c.kill(s)
 			return 0, out.cancelled
@@ -250,8 +259,9 @@ func (c *Command) start(index int) (*proc, error) {
 	cmd.Dir = c.opts.Dir
 	cmd.Env = append(append(os.Environ(), c.opts.Env...), "TLBO_WORKER="+strconv.Itoa(index))
 	// Its own process group, so that a timeout or Close also stops the
-	// children it started (a shell script's commands).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// children it started (a shell script's commands); on Linux it is
+	// killed when this process ends (procAttr).
+	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = 2 * time.Second
 	p := &proc{lines: make(chan []byte), exited: make(chan struct{}), quit: make(chan struct{}), tail: &tailBuffer{max: 2048}}
 	cmd.Stderr = io.MultiWriter(p.tail, c.stderr)
@@ -264,18 +274,40 @@ func (c *Command) start(index int) (*proc, error) {
 		return nil, fail(FailStart, "objective: %v", err)
 	}
 	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
+	p.cmd, p.stdin, p.out = cmd, stdin, pr
+	err = p.run()
+	pw.Close()
+	if err != nil {
 		pr.Close()
-		pw.Close()
 		return nil, fail(FailStart, "objective: cannot start %s: %v", strings.Join(c.argv, " "), err)
 	}
-	pw.Close()
 	c.starts.Add(1)
-	p.cmd, p.stdin, p.out = cmd, stdin, pr
 	go p.read()
-	go p.wait()
 	c.procs[p] = true
 	return p, nil
+}
+
+// run starts the process and reaps it (wait) on a goroutine locked to its
+// OS thread. Linux sends the parent-death signal (procAttr) when the
+// thread that started the child ends, not the process, and Go ends a
+// thread only when a goroutine exits while locked to it: this goroutine
+// holds its thread until the process has exited, so that the signal comes
+// only when the whole run ends (kill -9 included), never because another
+// goroutine retired the thread.
+func (p *proc) run() error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := p.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		addGroup(p.cmd.Process.Pid)
+		started <- nil
+		p.wait()
+	}()
+	return <-started
 }
 
 // Close closes the programs' standard input, waits up to StopGrace for them
@@ -362,6 +394,7 @@ func (p *proc) read() {
 func (p *proc) wait() {
 	err := p.cmd.Wait()
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	dropGroup(p.cmd.Process.Pid)
 	p.waitErr = err
 	close(p.exited)
 	time.AfterFunc(2*time.Second, func() { p.out.Close() })

@@ -40,6 +40,29 @@
 // well. The command line is split into arguments by SplitCommand, without a
 // shell.
 //
+// Each program runs in a process group of its own, so that a timeout or
+// Close kills what it started too (the commands of a shell script), and on
+// Linux it is killed when the process running Command ends, kill -9
+// included (a parent-death signal; processes the program started itself
+// are not signalled then: only the group kill reaches them, which
+// KillGroups sends to every running program at once). Slurm arrays are
+// left running: they are re-attached on resume.
+//
+// # Fail fast
+//
+// A broken program (a typo in its path, a library it cannot import, a
+// licence server down) fails every evaluation, and would spend a run's
+// whole budget on failures. FailFast tells it from objects that fail: the
+// program is broken when it cannot be started (at once, at any time), or
+// when its first k evaluations all fail, whatever the reasons (error
+// replies, crashes after their retries, timeouts, scores that are not
+// numbers; k is DefaultFailFast unless the caller says otherwise, 0 turns
+// the rule off). Once one evaluation has succeeded, failures are the
+// objects' again. The error, a *Broken, names the program and each
+// reason: exit status or signal with the last lines of its standard
+// error, the timeout, the error reply. The count starts afresh in each
+// process (a resumed run gives the program, perhaps fixed, k more tries).
+//
 // # Slurm
 //
 // Slurm submits each batch of objects as one job array (sbatch --array

@@ -10,8 +10,10 @@ import (
 	"archive/zip"
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -178,7 +180,9 @@ func writeHeader(w io.Writer, descr string, shape []int) error {
 }
 
 // atomicWrite writes through fill into a temporary file beside path and renames
-// it into place, so that readers never see a half-written file.
+// it into place, so that readers never see a half-written file. An error
+// names path, not the temporary file, and keeps its cause: a full disk reads
+// "write PATH: no space left on device" and errors.Is(err, syscall.ENOSPC).
 func atomicWrite(path string, fill func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -188,7 +192,7 @@ func atomicWrite(path string, fill func(io.Writer) error) error {
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, withoutTemp(err, tmp))
 	}
 	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
 		return fail(err)
@@ -201,13 +205,24 @@ func atomicWrite(path string, fill func(io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, withoutTemp(err, tmp))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// withoutTemp returns the cause of an error on the temporary file tmp (an
+// *fs.PathError on it, however wrapped), which means nothing to the user
+// once removed; other errors are returned as they are.
+func withoutTemp(err error, tmp string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == tmp {
+		return pe.Err
+	}
+	return err
 }
 
 // AtomicWriteFile writes data to path through a temporary file and a rename.

@@ -1,9 +1,14 @@
 package numpy
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -77,5 +82,34 @@ func TestRoundTripEdgeCases(t *testing.T) {
 		if !reflect.DeepEqual(in[i].Shape, out[i].Shape) || !reflect.DeepEqual(in[i].Data, out[i].Data) {
 			t.Errorf("%s: wrote %v %q, read %v %q", in[i].Name, in[i].Shape, in[i].Data, out[i].Shape, out[i].Data)
 		}
+	}
+}
+
+// TestAtomicWriteFullDisk: a write that fails as on a full disk (the
+// *fs.PathError os.File.Write returns, on the temporary file, wrapped by
+// a writer) is reported on the file asked for, as "no space left on
+// device", recognisable with errors.Is; no temporary file is left and the
+// file there before is untouched.
+func TestAtomicWriteFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scores.npz")
+	if err := os.WriteFile(path, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := AtomicWriteFile(path, func(w io.Writer) error {
+		f := w.(*os.File)
+		return fmt.Errorf("array %q: %w", "score", &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC})
+	})
+	if want := "write " + path + ": no space left on device"; err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("got %v, want %s and errors.Is ENOSPC", err, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	if b, _ := os.ReadFile(path); len(entries) != 1 || string(b) != "before" {
+		t.Errorf("after the failure: %d files, %q at %s", len(entries), b, path)
+	}
+	// Other errors keep their context.
+	err = AtomicWriteFile(path, func(io.Writer) error { return errors.New("array \"x\": unsupported") })
+	if want := "write " + path + `: array "x": unsupported`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tlbo-native/tlbo-native/internal/zipcrc"
 )
 
 // ReadNPY reads a .npy file.
@@ -63,6 +65,10 @@ func readNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 	for _, f := range zr.File {
 		name := strings.TrimSuffix(f.Name, ".npy")
 		a, err := readEntry(f, size)
+		var corrupt *zipcrc.Error
+		if errors.As(err, &corrupt) {
+			return nil, corrupt // it names the entry, and explains any error parsing it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %w", name, err)
 		}
@@ -77,19 +83,25 @@ func readNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 // make the reader allocate more than the archive's data could hold.
 const maxDeflateRatio = 1100
 
-// readEntry reads one .npy entry of a zip archive of archiveSize bytes.
+// readEntry reads one .npy entry of a zip archive of archiveSize bytes and
+// checks its CRC-32: a *zipcrc.Error if it does not match, whether or not
+// the array could be parsed.
 func readEntry(f *zip.File, archiveSize int64) (Array, error) {
 	stored := min(int64(min(f.CompressedSize64, math.MaxInt64)), archiveSize)
 	avail := min(int64(min(f.UncompressedSize64, math.MaxInt64)), stored)
 	if f.Method != zip.Store {
 		avail = min(int64(min(f.UncompressedSize64, math.MaxInt64)), stored*maxDeflateRatio+4096)
 	}
-	rc, err := f.Open()
+	rc, err := zipcrc.Open(f)
 	if err != nil {
 		return Array{}, err
 	}
 	defer rc.Close()
-	return readArray(bufio.NewReader(rc), avail)
+	a, err := readArray(bufio.NewReader(rc), avail)
+	if verr := rc.Verify(); verr != nil {
+		return Array{}, verr
+	}
+	return a, err
 }
 
 // header is the parsed header of a .npy stream.

@@ -56,6 +56,10 @@ type ExternalRequest struct {
 	// crashed program.
 	Timeout time.Duration
 	Retries int
+	// FailFast is the number of first evaluations whose failing all stops
+	// the run (external.FailFast; 0: only a program that cannot be
+	// started stops it).
+	FailFast int
 }
 
 // The options of a program objective (ProgramOptions), all of the optimize
@@ -78,6 +82,7 @@ const (
 	optSlurmArgs     = "slurm-args"
 	optEvalTimeout   = "eval-timeout"
 	optEvalRetries   = "eval-retries"
+	optFailFast      = "fail-fast"
 )
 
 // ProgramOptions returns the options of optimize --objective
@@ -113,6 +118,11 @@ func ProgramOptions(own ...string) []Option {
 		StringOption(optSlurmArgs, "", "arguments of sbatch (e.g. \"--partition=short --mem=2G\"), split as a shell would, without one", VerbOptimize),
 		DurationOption(optEvalTimeout, 0, "time limit of one evaluation (e.g. 90s, 10m; 0: none); on Slurm the array's --time", VerbOptimize),
 		IntOption(optEvalRetries, external.DefaultRetries, 0, "restarts of a program that exits while evaluating an object (local)", VerbOptimize),
+		IntOption(optFailFast, external.DefaultFailFast, 0, "stop the run, with an error naming the program, its exit status "+
+			"or signal and its last standard error, when the first N evaluations of the program all fail (error replies, crashes, "+
+			"timeouts, non-numbers; counted afresh on --resume), and at once when it cannot be started; the failed ones are "+
+			"journaled and count against the budget, and --resume continues once the program is fixed (0: stop only when it "+
+			"cannot be started)", VerbOptimize),
 	)
 }
 
@@ -127,7 +137,8 @@ func IsProgram(env *Env) bool {
 func externalRequest(env *Env, evaluators int) (ExternalRequest, error) {
 	cmd, _ := CommandOf(env.Opts.String(ObjectiveOption))
 	req := ExternalRequest{Command: cmd, Stochastic: env.Opts.Bool(optStochastic), Executor: env.Opts.String(optExecutor),
-		SlurmArgs: env.Opts.String(optSlurmArgs), Evaluators: evaluators, Retries: env.Opts.Int(optEvalRetries)}
+		SlurmArgs: env.Opts.String(optSlurmArgs), Evaluators: evaluators, Retries: env.Opts.Int(optEvalRetries),
+		FailFast: env.Opts.Int(optFailFast)}
 	if req.Retries == 0 {
 		req.Retries = -1 // external: none
 	}
@@ -231,7 +242,7 @@ func CommandOf(value string) (string, bool) {
 
 // scorer is an executor of the user's program.
 type scorer interface {
-	Score(obj string) (float64, error)
+	ScoreContext(ctx context.Context, obj string) (float64, error)
 	Close() error
 }
 
@@ -247,6 +258,11 @@ type externalObjective[O any] struct {
 	failure  float64
 	desc     map[string]string
 	stoch    bool
+	// ctx is the run's (Env.Ctx): once done, evaluations in progress are
+	// given up (their programs killed) and no new one starts.
+	ctx context.Context
+	// ff stops the run when the program is broken.
+	ff *external.FailFast
 
 	mu       sync.Mutex
 	onSubmit func(bo.Job) error
@@ -258,7 +274,8 @@ func (d *Defined[O, E]) newExternalObjective(env *Env, dir string, base Objectiv
 	if req.Command == "" {
 		return nil, errors.New("--objective command: names no program")
 	}
-	e := &externalObjective[O]{base: base, maximize: base.Maximize(), failure: base.FailureScore(), stoch: req.Stochastic}
+	e := &externalObjective[O]{base: base, maximize: base.Maximize(), failure: base.FailureScore(), stoch: req.Stochastic,
+		ctx: env.Context(), ff: external.NewFailFast(req.Command, req.FailFast)}
 	switch req.Direction {
 	case "":
 	case "maximize", "minimize":
@@ -340,11 +357,67 @@ func (d *Defined[O, E]) objectText(env *Env, dir string, base Objective[O], o O)
 
 // Score runs the program on obj.
 func (e *externalObjective[O]) Score(obj O) (float64, error) {
+	return e.score(obj, e.run.ScoreContext)
+}
+
+// score evaluates obj through eval, the executor's, and stops the run
+// (bo.Halt) when the program is broken (external.FailFast) or the run's
+// context is done: a start failure, an evaluation given up for the stop,
+// and any evaluation asked for after either, are not evaluations (nothing
+// is journaled, a resume makes them); the failure that shows the program
+// broken is journaled before the run stops.
+func (e *externalObjective[O]) score(obj O, eval func(context.Context, string) (float64, error)) (float64, error) {
+	if err := e.halted(); err != nil {
+		return e.failure, &bo.Halt{Err: err}
+	}
 	t, err := e.text(obj)
 	if err != nil {
 		return e.failure, err
 	}
-	return e.run.Score(t)
+	s, err := eval(e.ctx, t)
+	switch {
+	case err == nil:
+		e.ff.Record(nil)
+		return s, nil
+	case e.ctx.Err() != nil || external.FailureKind(err) == external.FailClosed:
+		if herr := e.halted(); herr != nil {
+			return e.failure, &bo.Halt{Err: herr}
+		}
+		return e.failure, &bo.Halt{Err: err}
+	}
+	if b := e.ff.Record(err); b != nil {
+		h := &bo.Halt{Err: brokenError(b)}
+		if external.FailureKind(err) != external.FailStart {
+			h.Failure = err.Error()
+		}
+		return e.failure, h
+	}
+	return e.failure, err
+}
+
+// halted returns why no evaluation may start: the run's context is done
+// (its cause), or the program was found broken; nil otherwise.
+func (e *externalObjective[O]) halted() error {
+	if e.ctx.Err() != nil {
+		return context.Cause(e.ctx)
+	}
+	if b := e.ff.Broken(); b != nil {
+		return brokenError(b)
+	}
+	return nil
+}
+
+// brokenError is the error that stops a run whose program is broken: what
+// external.Broken says, and what the user can do.
+func brokenError(b *external.Broken) error {
+	if len(b.Failures) == 1 && b.Failures[0].Kind == external.FailStart {
+		return fmt.Errorf("%w; the run stopped without evaluating anything with it: make the program runnable (the same "+
+			"--%s), then continue with --resume", b, ObjectiveOption)
+	}
+	return fmt.Errorf("%w; the run stopped: the evaluations that failed are journaled with the failure score and count as "+
+		"made (the program ran for each: a query's against --budget, a start object's as one of the --%s calls). Fix the "+
+		"program, then continue with --resume (the same --%s); if failures like these are expected, give --%s a larger "+
+		"number (0: never stop on failures)", b, InitialOption, ObjectiveOption, optFailFast)
 }
 
 // ScoreTagged implements bo.TaggedScorer: on Slurm the evaluation carries
@@ -356,11 +429,7 @@ func (e *externalObjective[O]) ScoreTagged(tag string, obj O) (float64, error) {
 	if e.slurm == nil {
 		return e.Score(obj)
 	}
-	t, err := e.text(obj)
-	if err != nil {
-		return e.failure, err
-	}
-	return e.slurm.ScoreTagged(context.Background(), tag, t)
+	return e.score(obj, func(ctx context.Context, t string) (float64, error) { return e.slurm.ScoreTagged(ctx, tag, t) })
 }
 
 // FailureScore, Deterministic, Maximize, Key, Parse and Describe implement

@@ -84,8 +84,10 @@ func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dat
 		return ds, nil, err
 	}
 	calls := make([]bo.Evaluation, n)
+	failed := make([]bool, n)
 	for i := range objs {
 		calls[i] = bo.Evaluation{Object: keys[i], Score: scores[i]}
+		failed[i] = failures[i] != ""
 	}
 	if env.Stderr != nil {
 		fmt.Fprintf(env.Stderr, "labelled start: %d objects drawn with seed %d and scored by the objective: the run's first %d oracle calls%s\n",
@@ -95,7 +97,7 @@ func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dat
 	if d.s.InitialCalls == nil {
 		source = fmt.Sprintf("%s; %d drawn at random with the seed, scored by the objective (oracle calls)", ds.Source, n)
 	}
-	return Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores}, Source: source}, calls, nil
+	return Dataset[O]{Data: bo.Data[O]{Objects: objs, Scores: scores, Failed: failed}, Source: source}, calls, nil
 }
 
 // startObjects returns the n objects of the start and their keys: those
@@ -164,11 +166,17 @@ func (d *Defined[O, E]) drawObjects(env *Env, obj Objective[O], ds Dataset[O], n
 	return objs, keys, nil
 }
 
-// startScores returns the scores of the drawn start: read back from
-// dir/bo.InitialFile, else from dir/StartFile and by evaluating the rest.
+// startScores returns the scores of the drawn start and the failure
+// reasons of those that failed: read back from dir/bo.InitialFile (the
+// reasons from dir/StartFile), else from dir/StartFile and by evaluating
+// the rest.
 func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs []O, keys []string, workers int) ([]float64, []string, error) {
 	n := len(objs)
 	scores, failures := make([]float64, n), make([]string, n)
+	done, err := readStart(filepath.Join(dir, StartFile))
+	if err != nil {
+		return nil, nil, err
+	}
 	calls, err := bo.ReadInitial(dir)
 	switch {
 	case err == nil:
@@ -181,13 +189,12 @@ func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs
 					InitialOption, bo.InitialFile, c.Object, i+1, keys[i])
 			}
 			scores[i] = c.Score
+			if r, ok := done[c.Object]; ok && r.Score == c.Score {
+				failures[i] = r.Failure
+			}
 		}
 		return scores, failures, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, nil, err
-	}
-	done, err := readStart(filepath.Join(dir, StartFile))
-	if err != nil {
 		return nil, nil, err
 	}
 	var todo []int
@@ -214,18 +221,25 @@ func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs
 		return nil, nil, err
 	}
 	defer f.Close()
-	if err := evaluateAll(obj, objs, keys, todo, workers, f, scores, failures); err != nil {
+	halt, err := evaluateAll(obj, objs, keys, todo, workers, f, scores, failures)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, StartFile), err)
+	}
+	if halt != nil {
+		return nil, nil, fmt.Errorf("labelled start (--%s %d): %w", InitialOption, n, halt)
 	}
 	return scores, failures, nil
 }
 
 // evaluateAll scores objs[todo] on workers goroutines, each result written
-// to w as a startRecord line as soon as it is in.
-func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, workers int, w *os.File, scores []float64, failures []string) error {
+// to w as a startRecord line as soon as it is in. A bo.Halt of the
+// objective stops it: its failure, if it has one, is written as any, an
+// evaluation without one is not (a resume makes it), and the first Halt's
+// error is returned once the evaluations running are in.
+func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, workers int, w *os.File, scores []float64,
+	failures []string) (halt, werr error) {
 	jobs := make(chan int)
 	var mu sync.Mutex
-	var werr error
 	var wg sync.WaitGroup
 	for range max(1, min(workers, len(todo))) {
 		wg.Add(1)
@@ -236,6 +250,17 @@ func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, w
 				r := startRecord{Key: keys[i], Score: s}
 				if err != nil {
 					r.Score, r.Failure = obj.FailureScore(), err.Error()
+				}
+				var h *bo.Halt
+				if errors.As(err, &h) {
+					mu.Lock()
+					if halt == nil {
+						halt = h.Err
+					}
+					mu.Unlock()
+					if r.Failure = h.Failure; h.Failure == "" {
+						continue
+					}
 				}
 				line, _ := json.Marshal(r)
 				mu.Lock()
@@ -248,11 +273,17 @@ func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, w
 		}()
 	}
 	for _, i := range todo {
+		mu.Lock()
+		stop := halt != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	return werr
+	return halt, werr
 }
 
 // readStart reads the records of a StartFile (none when it is missing); a

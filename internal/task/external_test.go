@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -231,5 +232,81 @@ func TestStochasticRepeatAfterResume(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExternalFailFast: the program objective stops the run (bo.Halt)
+// when its program is broken: one that cannot be started at its first
+// evaluation, nothing journaled (no Failure); one that always exits 1 at
+// the third failure, that failure journaled (its Failure) and later
+// evaluations not run; and, the run's context done, every evaluation.
+// Each error names the program, the reason with its standard error, and
+// what to do.
+func TestExternalFailFast(t *testing.T) {
+	d := &Defined[string, struct{}]{s: Spec[string, struct{}]{Name: "toy"}}
+	worst := 1000.0
+	newObjective := func(env *Env, cmd string) *externalObjective[string] {
+		t.Helper()
+		e, err := d.newExternalObjective(env, t.TempDir(), lenObjective{}, ExternalRequest{Command: cmd, FailureScore: &worst,
+			Retries: -1, FailFast: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	halt := func(err error) *bo.Halt {
+		var h *bo.Halt
+		if !errors.As(err, &h) {
+			return nil
+		}
+		return h
+	}
+	words := func(err error, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q does not say %q", err, w)
+			}
+		}
+	}
+
+	missing := filepath.Join(t.TempDir(), "missing.sh")
+	s, err := newObjective(&Env{}, missing+" --x").Score("C")
+	if h := halt(err); h == nil || h.Failure != "" || s != worst {
+		t.Fatalf("a program that does not exist: %v, %v; want a Halt without a failure", s, err)
+	}
+	words(err, "cannot be started", missing, "no such file", "--resume")
+
+	count := filepath.Join(t.TempDir(), "count")
+	e := newObjective(&Env{}, "sh -c 'read -r line; echo call >>"+count+"; echo \"scorer: cannot load model.bin\" >&2; exit 1'")
+	for i := 1; i <= 4; i++ {
+		_, err := e.Score("C")
+		h := halt(err)
+		switch {
+		case i < 3 && (h != nil || external.FailureKind(err) != external.FailCrash):
+			t.Errorf("failure %d: %v, want the object's failure", i, err)
+		case i == 3 && (h == nil || !strings.Contains(h.Failure, "exit status 1")):
+			t.Fatalf("failure 3: %v, want a Halt carrying the failure to journal", err)
+		case i == 3:
+			words(err, "sh -c", "first 3 evaluations", "exit status 1", "cannot load model.bin", "--resume", "--fail-fast",
+				"count as made")
+		case i == 4 && (h == nil || h.Failure != ""):
+			t.Errorf("an evaluation after the stop: %v, want a Halt without a failure", err)
+		}
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "call") != 3 {
+		t.Errorf("the program ran %d times, want 3 (none after the stop)", strings.Count(string(b), "call"))
+	}
+
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stopped := errors.New("stopped by SIGTERM")
+	cancel(stopped)
+	_, err = newObjective(&Env{Ctx: ctx}, "sh -c 'echo call >>"+count+"'").Score("C")
+	if h := halt(err); h == nil || h.Failure != "" || !errors.Is(err, stopped) {
+		t.Errorf("Score with the run's context done: %v, want a Halt with its cause", err)
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "call") != 3 {
+		t.Error("the program ran with the run's context done")
 	}
 }

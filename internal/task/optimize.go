@@ -22,10 +22,15 @@ import (
 // starting molecules), their keys and scores go to bo.InitialFile and their
 // number to the configuration, so that analyze pmo and plot count them
 // first. After a successful run the task draws its pictures of the req.Top
-// best objects into the run directory.
+// best objects into the run directory. env.Ctx, when set, stops the run
+// (bo.Options.Context, unless req sets its own), the labelled start's
+// evaluations included: a program objective's running programs are killed.
 func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, error) {
 	if err := bo.CheckRunDir(req.Options); err != nil {
 		return nil, err
+	}
+	if req.Options.Context == nil {
+		req.Options.Context = env.Ctx
 	}
 	if err := checkProgramOptions(env, d.s.Options); err != nil {
 		return nil, err

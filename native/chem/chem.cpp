@@ -1,5 +1,10 @@
 // chem.cpp: the plain-C ABI of chem.h over RDKit. Every entry point catches
-// every exception and reports it as a status and an error string.
+// every exception and reports it as a status and an error string: an exception
+// that left an extern "C" function would call std::terminate and abort the Go
+// program. RDKit's PRECONDITION, CHECK_INVARIANT and range checks throw
+// Invar::Invariant (a std::runtime_error in 2022.09, which guard catches by
+// name for its message; anything else falls to std::exception or catch (...)),
+// so every entry point that calls RDKit goes through guard, however small.
 #include "chem.h"
 
 #include <GraphMol/Chirality.h>
@@ -46,6 +51,16 @@ int fail(char **err, const std::string &msg) {
   return 1;
 }
 
+// invariant_message is an Invariant on one line (toUserString takes five):
+// RDKit's message, the failed expression and where it is.
+std::string invariant_message(const Invar::Invariant &e) {
+  std::string file = e.getFile() ? e.getFile() : "";
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return std::string(e.what()) + " (RDKit invariant " + e.getExpression() + ", " + file + ":" +
+         std::to_string(e.getLine()) + ")";
+}
+
 // guard runs f, turning any exception into a status and message.
 template <typename F>
 int guard(char **err, F f) {
@@ -54,7 +69,7 @@ int guard(char **err, F f) {
   } catch (const RDKit::MolSanitizeException &e) {
     return fail(err, e.what());
   } catch (const Invar::Invariant &e) {
-    return fail(err, e.toUserString());
+    return fail(err, invariant_message(e));
   } catch (const std::exception &e) {
     return fail(err, e.what());
   } catch (...) {
@@ -127,17 +142,20 @@ extern "C" {
 void tlbo_chem_free(void *p) { std::free(p); }
 void tlbo_chem_mol_free(tlbo_mol *m) { delete m; }
 
-void tlbo_chem_set_logging(int on) {
-  init_logs();
-  if (on)
-    boost::logging::enable_logs("rdApp.*");
-  else
-    boost::logging::disable_logs("rdApp.*");
+int tlbo_chem_set_logging(int on, char **err) {
+  return guard(err, [&] {
+    init_logs();
+    if (on)
+      boost::logging::enable_logs("rdApp.*");
+    else
+      boost::logging::disable_logs("rdApp.*");
+    return 0;
+  });
 }
 
 int tlbo_chem_from_smiles(const char *smiles, int sanitize, tlbo_mol **out, char **err) {
-  init_logs();
   return guard(err, [&] {
+    init_logs();
     std::unique_ptr<RDKit::RWMol> m(RDKit::SmilesToMol(std::string(smiles), 0, sanitize != 0));
     if (!m) return fail(err, "cannot parse SMILES");
     *out = new tlbo_mol{std::move(m)};
@@ -146,8 +164,8 @@ int tlbo_chem_from_smiles(const char *smiles, int sanitize, tlbo_mol **out, char
 }
 
 int tlbo_chem_new(tlbo_mol **out, char **err) {
-  init_logs();
   return guard(err, [&] {
+    init_logs();
     *out = new tlbo_mol{std::make_unique<RDKit::RWMol>()};
     return 0;
   });
@@ -164,10 +182,10 @@ int tlbo_chem_copy_edit(const tlbo_mol *m, tlbo_mol **out, char **err) {
   return guard(err, [&] {
     auto h = std::make_unique<tlbo_mol>(tlbo_mol{std::make_unique<RDKit::RWMol>()});
     for (const auto *a : m->mol->atoms()) {
-      auto *na = new RDKit::Atom(a->getAtomicNum());
+      auto na = std::make_unique<RDKit::Atom>(a->getAtomicNum());
       na->setFormalCharge(a->getFormalCharge());
-      na->setAtomMapNum(a->getAtomMapNum());
-      h->mol->addAtom(na, false, true);
+      na->setAtomMapNum(a->getAtomMapNum(), false);  // a copy: whatever number the SMILES gave
+      h->mol->addAtom(na.release(), false, true);
     }
     for (const auto *b : m->mol->bonds())
       h->mol->addBond(b->getBeginAtomIdx(), b->getEndAtomIdx(), b->getBondType());
@@ -344,8 +362,8 @@ int tlbo_chem_descriptor(const tlbo_mol *m, const char *name, double *out, char 
 }
 
 int tlbo_chem_from_smarts(const char *smarts, tlbo_mol **out, char **err) {
-  init_logs();
   return guard(err, [&] {
+    init_logs();
     std::unique_ptr<RDKit::RWMol> q(RDKit::SmartsToMol(std::string(smarts)));
     if (!q) return fail(err, "cannot parse SMARTS");
     *out = new tlbo_mol{std::move(q)};
@@ -435,6 +453,7 @@ int tlbo_chem_draw_png(const tlbo_mol *m, int width, int height, unsigned char *
   });
 }
 
+// getNumAtoms and getNumBonds only read a vector's size: they cannot throw.
 int tlbo_chem_num_atoms(const tlbo_mol *m) { return static_cast<int>(m->mol->getNumAtoms()); }
 int tlbo_chem_num_bonds(const tlbo_mol *m) { return static_cast<int>(m->mol->getNumBonds()); }
 
@@ -478,18 +497,22 @@ int tlbo_chem_bonds(const tlbo_mol *m, tlbo_chem_bond *out, char **err) {
 }
 
 int tlbo_chem_bond_between(const tlbo_mol *m, int a, int b) {
-  int n = static_cast<int>(m->mol->getNumAtoms());
-  if (a < 0 || b < 0 || a >= n || b >= n) return -1;
-  const auto *bond = m->mol->getBondBetweenAtoms(a, b);
-  return bond ? static_cast<int>(bond->getIdx()) : -1;
+  try {
+    int n = static_cast<int>(m->mol->getNumAtoms());
+    if (a < 0 || b < 0 || a >= n || b >= n) return -1;
+    const auto *bond = m->mol->getBondBetweenAtoms(a, b);
+    return bond ? static_cast<int>(bond->getIdx()) : -1;
+  } catch (...) {
+    return -1;  // getBondBetweenAtoms range-checks the indices checked above
+  }
 }
 
 int tlbo_chem_add_atom(tlbo_mol *m, int atomic_num, int formal_charge, int map_num, int *idx, char **err) {
   return guard(err, [&] {
-    auto *a = new RDKit::Atom(atomic_num);
+    auto a = std::make_unique<RDKit::Atom>(atomic_num);
     a->setFormalCharge(formal_charge);
-    a->setAtomMapNum(map_num);
-    *idx = static_cast<int>(m->mol->addAtom(a, false, true));
+    a->setAtomMapNum(map_num);  // throws for a number outside 0..999, before the molecule takes the atom
+    *idx = static_cast<int>(m->mol->addAtom(a.release(), false, true));
     return 0;
   });
 }
@@ -520,9 +543,11 @@ int tlbo_chem_set_atom_map(tlbo_mol *m, int atom, int map_num, char **err) {
   });
 }
 
-int tlbo_chem_set_all_atom_maps(tlbo_mol *m, int map_num) {
-  for (auto *a : m->mol->atoms()) a->setAtomMapNum(map_num);
-  return 0;
+int tlbo_chem_set_all_atom_maps(tlbo_mol *m, int map_num, char **err) {
+  return guard(err, [&] {
+    for (auto *a : m->mol->atoms()) a->setAtomMapNum(map_num);
+    return 0;
+  });
 }
 
 }  // extern "C"

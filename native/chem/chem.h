@@ -46,7 +46,7 @@ typedef struct {
 void tlbo_chem_free(void *p);
 void tlbo_chem_mol_free(tlbo_mol *m);
 /* Turns RDKit's log output (rdApp.*) on or off; it starts off. */
-void tlbo_chem_set_logging(int on);
+int tlbo_chem_set_logging(int on, char **err);
 
 /* Parsing and writing. */
 int tlbo_chem_from_smiles(const char *smiles, int sanitize, tlbo_mol **out, char **err);
@@ -120,8 +120,10 @@ int tlbo_chem_bond_between(const tlbo_mol *m, int a, int b);
 int tlbo_chem_add_atom(tlbo_mol *m, int atomic_num, int formal_charge, int map_num, int *idx, char **err);
 int tlbo_chem_add_bond(tlbo_mol *m, int a, int b, int type, char **err);
 int tlbo_chem_remove_bond(tlbo_mol *m, int a, int b, char **err);
+/* Map numbers are RDKit's strict range 0..999 (Atom::setAtomMapNum); another is an
+ * error, as is one given to tlbo_chem_add_atom. */
 int tlbo_chem_set_atom_map(tlbo_mol *m, int atom, int map_num, char **err);
-int tlbo_chem_set_all_atom_maps(tlbo_mol *m, int map_num);
+int tlbo_chem_set_all_atom_maps(tlbo_mol *m, int map_num, char **err);
 
 #ifdef __cplusplus
 }

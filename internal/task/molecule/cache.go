@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -333,7 +335,12 @@ func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached,
 	if err != nil {
 		return nil, nil, err
 	}
-	o := CacheOptions{Dir: root, DataDigest: digest, Workers: workers, Log: env.Stderr, Ctx: env.Ctx}
+	// SIGTERM and SIGINT stop the featurisation between molecules with an
+	// error that says so, the finished shards kept; only while it runs, so
+	// that the verb's later work keeps its own handling of them.
+	ctx, stop := signal.NotifyContext(env.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := CacheOptions{Dir: root, DataDigest: digest, Workers: workers, Log: env.Stderr, Ctx: ctx}
 	if env.Progress != nil {
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}

@@ -2,16 +2,19 @@ package molecule
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,7 +59,10 @@ func moleculeCommand() *cli.Command {
 						return err
 					}
 				}
-				return writeTrees(os.Stdout, in, c.Bool("candidates"), c.Int("workers"))
+				// SIGTERM and SIGINT stop it between molecules, with the lines done.
+				ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return writeTrees(ctx, os.Stdout, in, c.Bool("candidates"), c.Int("workers"))
 			},
 		}},
 	}
@@ -69,38 +75,54 @@ type treeError struct {
 }
 
 // writeTrees writes the junction tree of each SMILES of in as one JSON
-// object per line, in order; a failure as a treeError. It returns an error
-// after writing every line when any failed.
-func writeTrees(out io.Writer, in []string, candidates bool, workers int) error {
-	var todo []string
-	for _, s := range in {
-		if s != "" {
-			todo = append(todo, s)
+// object per line, in order; a failure as a treeError. Each line is
+// written as soon as it and those before it are done. It returns an error
+// after writing every line when any failed; when ctx is done (SIGTERM, say)
+// it stops starting molecules, writes the lines done in order so far and
+// returns an error that says how many.
+func writeTrees(ctx context.Context, out io.Writer, in []string, candidates bool, workers int) error {
+	lines := make([]any, len(in))
+	ready := make([]bool, len(in))
+	var todo []int // indices of in with a SMILES
+	for i, s := range in {
+		if s == "" {
+			lines[i], ready[i] = treeError{Smiles: s, Error: "empty line"}, true
+		} else {
+			todo = append(todo, i)
 		}
 	}
-	trees, errs := Trees(todo, candidates, workers, nil)
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
-	failed, k := 0, 0
-	for _, s := range in {
-		var v any = treeError{Smiles: s, Error: "empty line"}
-		if s != "" {
-			if v = trees[k]; errs[k] != nil {
-				v = treeError{Smiles: s, Error: errs[k].Error()}
+	next, failed := 0, 0
+	var writeErr error
+	flush := func() { // writes the finished lines at the front, in order
+		for ; next < len(in) && ready[next] && writeErr == nil; next++ {
+			if _, bad := lines[next].(treeError); bad {
+				failed++
 			}
-			k++
+			writeErr = enc.Encode(lines[next])
 		}
-		if _, bad := v.(treeError); bad {
-			failed++
-		}
-		if err := enc.Encode(v); err != nil {
-			return err
+		if writeErr == nil {
+			writeErr = w.Flush()
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if failed > 0 {
+	flush()
+	err := parallel(ctx, len(todo), workers, func(k int) {
+		ready[todo[k]] = true
+		flush()
+	}, func(k int) {
+		i := todo[k]
+		t, err := Tree(in[i], candidates)
+		if lines[i] = t; err != nil {
+			lines[i] = treeError{Smiles: in[i], Error: err.Error()}
+		}
+	})
+	switch {
+	case writeErr != nil:
+		return writeErr
+	case err != nil:
+		return fmt.Errorf("molecule tree: interrupted: %d of %d lines written, in order (%d of them failed): %w", next, len(in), failed, err)
+	case failed > 0:
 		return fmt.Errorf("molecule tree: %d of %d molecules failed (their lines: {\"smiles\": ..., \"error\": ...})", failed, len(in))
 	}
 	return nil

@@ -3,12 +3,13 @@ package molecule
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -51,13 +52,16 @@ type BuildOptions struct {
 	Limit int
 	// Progress, when set, is called with the molecules done so far.
 	Progress func(done, total int)
+	// Ctx, when set, stops the build between molecules (on SIGTERM, say):
+	// nothing is written then, and the build returns an error.
+	Ctx context.Context
 }
 
 // Failure is a molecule that could not be handled, with the stage that failed.
 type Failure struct {
 	Index  int
 	Split  string
-	Stage  string // parse, score, decompose, assemble
+	Stage  string // size (over a limit of limits.go), parse, score, decompose, assemble
 	Smiles string
 	Reason string
 }
@@ -101,10 +105,10 @@ func Build(o BuildOptions) (*BuildReport, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+	res, err := processIn(o.OutDir, smiles, split, o)
+	if err != nil {
 		return nil, err
 	}
-	res := processAll(smiles, split, o)
 	rep := summarise(smiles, split, res)
 	if err := writeData(filepath.Join(o.OutDir, DataFileName), smiles, split, res); err != nil {
 		return nil, err
@@ -113,6 +117,24 @@ func Build(o BuildOptions) (*BuildReport, error) {
 		return nil, err
 	}
 	return rep, rep.write(filepath.Join(o.OutDir, ReportFileName))
+}
+
+// processIn makes dir (so that a directory that cannot be made fails before
+// the work) and runs processAll; when that is interrupted, it removes dir
+// again if it made it and it is still empty.
+func processIn(dir string, smiles []string, split []int, o BuildOptions) ([]result, error) {
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	res, err := processAll(smiles, split, o)
+	if err != nil {
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.Remove(dir) // fails, as it should, when anything is in it
+		}
+		return nil, fmt.Errorf("data set %s: %w", dir, err)
+	}
+	return res, nil
 }
 
 // firstTraining returns the first n molecules of the training split.
@@ -182,49 +204,75 @@ func readSmilesFile(path string) ([]string, error) {
 	return out, nil
 }
 
-// processAll handles every molecule on o.Workers goroutines, one molecule per task.
-func processAll(smiles []string, split []int, o BuildOptions) []result {
+// processAll handles every molecule on o.Workers goroutines, one molecule
+// per task, reporting progress every 500 molecules and at the end. When
+// o.Ctx is done it stops starting molecules and returns an error once the
+// running ones are done.
+func processAll(smiles []string, split []int, o BuildOptions) ([]result, error) {
 	res := make([]result, len(smiles))
-	parallel(len(smiles), o.Workers, o.Progress, func(i int) {
+	k := 0
+	err := parallel(o.Ctx, len(smiles), o.Workers, func(int) {
+		if k++; o.Progress != nil && (k%500 == 0 || k == len(smiles)) {
+			o.Progress(k, len(smiles))
+		}
+	}, func(i int) {
 		res[i] = processOne(i, smiles[i], splitNames[split[i]], o.Candidates)
 	})
-	return res
+	if err != nil {
+		return nil, fmt.Errorf("interrupted after %d of %d molecules; nothing written (run again): %w", k, len(smiles), err)
+	}
+	return res, nil
 }
 
 // parallel runs f(0..n-1) on workers goroutines (0: all CPUs), one index per
-// task, reporting progress every 500 items and at the end.
-func parallel(n, workers int, progress func(done, total int), f func(i int)) {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	jobs := make(chan int, 256)
-	done := make(chan struct{}, 256)
+// task, and calls done(i) on the calling goroutine as each index finishes.
+// Once ctx is done no index starts; when some index was left out, parallel
+// returns ctx's cause (the signal, for signal.NotifyContext) after the
+// running ones finish: a molecule inside RDKit cannot be stopped, and the
+// size limits (limits.go) bound how long that takes.
+func parallel(ctx context.Context, n, workers int, done func(i int), f func(i int)) error {
+	ctx = orBackground(ctx)
+	jobs := make(chan int) // unbuffered: nothing queued runs after ctx is done
+	w := workerCount(workers, n)
+	finished := make(chan int, w)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range w {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				f(i)
-				done <- struct{}{}
+				if ctx.Err() == nil {
+					f(i)
+					finished <- i
+				}
 			}
 		}()
 	}
 	go func() {
+		defer func() {
+			close(jobs)
+			wg.Wait()
+			close(finished)
+		}()
 		for i := 0; i < n; i++ {
-			jobs <- i
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
 		}
-		close(jobs)
-		wg.Wait()
-		close(done)
 	}()
 	k := 0
-	for range done {
+	for i := range finished {
 		k++
-		if progress != nil && (k%500 == 0 || k == n) {
-			progress(k, n)
+		if done != nil {
+			done(i)
 		}
 	}
+	if k < n {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // processOne canonicalises, scores and decomposes one molecule.
@@ -232,6 +280,9 @@ func processOne(i int, smiles, split string, candidates bool) (r result) {
 	fail := func(stage string, err error) result {
 		r.fail = &Failure{Index: i, Split: split, Stage: stage, Smiles: smiles, Reason: err.Error()}
 		return r
+	}
+	if err := checkSize(smiles); err != nil {
+		return fail("size", err)
 	}
 	var err error
 	if r.canonical, err = Standardize(smiles); err != nil {
@@ -348,8 +399,8 @@ func (rep *BuildReport) write(path string) error {
 		for _, f := range rep.Failures {
 			stages[f.Stage]++
 		}
-		fmt.Fprintf(bw, "failed %d (parse %d, score %d, decompose %d, assemble %d)\n", len(rep.Failures),
-			stages["parse"], stages["score"], stages["decompose"], stages["assemble"])
+		fmt.Fprintf(bw, "failed %d (size %d, parse %d, score %d, decompose %d, assemble %d)\n", len(rep.Failures),
+			stages["size"], stages["parse"], stages["score"], stages["decompose"], stages["assemble"])
 		fmt.Fprintf(bw, "vocabulary %d clusters; not in the shipped vocabulary %d; shipped but not made here %d\n",
 			len(rep.Vocab), len(rep.OnlyOurs), len(rep.OnlyShipped))
 		writeList(bw, "only in ours", rep.OnlyOurs)
@@ -360,10 +411,20 @@ func (rep *BuildReport) write(path string) error {
 			writeList(bw, "missing", rep.MissingFromUser)
 		}
 		for _, f := range rep.Failures {
-			fmt.Fprintf(bw, "failure\t%d\t%s\t%s\t%s\t%s\n", f.Index, f.Split, f.Stage, f.Smiles, f.Reason)
+			fmt.Fprintf(bw, "failure\t%d\t%s\t%s\t%s\t%s\n", f.Index, f.Split, f.Stage, f.Smiles, oneLine(f.Reason))
 		}
 		return bw.Flush()
 	})
+}
+
+// oneLine keeps a reason on its report line: tabs and line breaks become blanks.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func writeList(w io.Writer, title string, xs []string) {

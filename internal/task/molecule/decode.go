@@ -324,7 +324,9 @@ func (c *decodeCall) assemble(mol int, tr jtvae.Decoded, st *DecodeStats) (strin
 	if res == nil {
 		return "", errors.New("the tree cannot be assembled")
 	}
-	res.SetAllAtomMaps(0)
+	if err := res.SetAllAtomMaps(0); err != nil {
+		return "", fmt.Errorf("assembly: %w", err)
+	}
 	s, err := res.SmilesWith(chem.DefaultSmiles)
 	if err != nil {
 		return "", fmt.Errorf("assembly: %w", err)

@@ -83,9 +83,12 @@ func Featurise(smiles string, v Vocab) (jtvae.Example, error) {
 // root first, the authors' adjacency order), the graph of the kekulized
 // molecule and the assembly groups (every node that is not a leaf and has
 // more than one candidate, the true attachment added when the enumeration
-// missed it).
+// missed it). A molecule over the size limits (limits.go) is an error.
 func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
 	ex := jtvae.Example{Vocab: f.vocab, Smiles: smiles}
+	if err := checkSize(smiles); err != nil {
+		return ex, fmt.Errorf("featurise %s: %w", quote(smiles), err)
+	}
 	t, err := chem.Decompose(smiles)
 	if err != nil {
 		return ex, err

@@ -105,11 +105,11 @@ func ImportSmiles(o BuildOptions, lib *Library) (*BuildReport, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+	split := make([]int, len(lib.Smiles))
+	res, err := processIn(o.OutDir, lib.Smiles, split, o)
+	if err != nil {
 		return nil, err
 	}
-	split := make([]int, len(lib.Smiles))
-	res := processAll(lib.Smiles, split, o)
 	rep := summarise(lib.Smiles, split, res)
 	for i := range rep.Failures {
 		rep.Failures[i].Index = lib.Lines[rep.Failures[i].Index]
@@ -137,7 +137,8 @@ func importSmiles(env *task.Env, dir string) error {
 	if err != nil {
 		return err
 	}
-	o := BuildOptions{OutDir: dir, Vocab: env.Opts.String(optVocab), Candidates: env.Opts.Bool(optCands), Workers: env.Opts.Int(optWorkers)}
+	o := BuildOptions{OutDir: dir, Vocab: env.Opts.String(optVocab), Candidates: env.Opts.Bool(optCands), Workers: env.Opts.Int(optWorkers),
+		Ctx: env.Ctx}
 	if data, err := FindDataDir(env.DataDir); err == nil {
 		o.DataDir = data // the shipped vocabulary, compared in the report
 	}
@@ -151,7 +152,7 @@ func importSmiles(env *task.Env, dir string) error {
 	if len(rep.Failures) == len(lib.Smiles) {
 		f := rep.Failures[0]
 		return fmt.Errorf("--%s: none of the %d molecules of %s can be used (line %d, %s: %s: %s)", optSmiles, len(lib.Smiles), path,
-			f.Index, f.Smiles, f.Stage, f.Reason)
+			f.Index, cut(f.Smiles), f.Stage, f.Reason)
 	}
 	scores := "no score column"
 	if lib.Scores != nil {
@@ -162,7 +163,7 @@ func importSmiles(env *task.Env, dir string) error {
 	if len(rep.Failures) > 0 {
 		f := rep.Failures[0]
 		fmt.Fprintf(env.Stderr, "%s:%d: %s: %s: %s (kept out of training; %d such, report.txt lists them with their lines)\n",
-			path, f.Index, f.Smiles, f.Stage, f.Reason, len(rep.Failures))
+			path, f.Index, cut(f.Smiles), f.Stage, f.Reason, len(rep.Failures))
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 package molecule
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/internal/task/molecule/objectives"
+	"github.com/tlbo-native/tlbo-native/internal/zipcrc/ziptest"
 )
 
 // TestParseObjective: --objective takes plogp (the default, also ""), qed
@@ -225,6 +229,75 @@ func TestCachedScoresResume(t *testing.T) {
 	if _, _, err := CachedScores(o, obj, other); err != nil || !strings.Contains(log.String(), "other molecules") {
 		t.Errorf("other molecules: %v, log %q", err, log.String())
 	}
+}
+
+// TestCachedScoresCorruptShard overwrites one score inside a shard (its
+// deflated score.npy, which still decompresses): the shard is named with
+// its entry, rebuilt, and the scores are those computed, not the
+// overwritten one.
+func TestCachedScoresCorruptShard(t *testing.T) {
+	obj, err := ParseObjective("qed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smiles := sampleSmiles[:6]
+	var log bytes.Buffer
+	o := ScoreCacheOptions{Dir: t.TempDir(), DataDigest: "abc", ShardSize: 3, Workers: 2, Log: &log}
+	want, _, err := CachedScores(o, obj, smiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := shardFile(ScoreCacheDir(o.Dir, o.DataDigest, obj, 3), 1, ".npz")
+	b, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewritten deflated as stored blocks, the shard still reads back.
+	b = ziptest.Deflate(t, b)
+	must(t, os.WriteFile(shard, b, 0o644))
+	log.Reset()
+	if got, _, err := CachedScores(o, obj, smiles); err != nil || !slices.Equal(got, want) || log.Len() != 0 {
+		t.Fatalf("shard rewritten: %v %v, log %q", got, err, log.String())
+	}
+	// Its second score: after the block's 5-byte header and the .npy header.
+	scoresAt := 5 + npyHeaderLen(t, shard, "score.npy") + 8
+	must(t, os.WriteFile(shard, ziptest.OverwriteAt(t, b, "score.npy", scoresAt, 8), 0o644))
+	log.Reset()
+	got, _, err := CachedScores(o, obj, smiles)
+	note := "score cache: shard " + shard + `: entry "score.npy": CRC-32 mismatch`
+	if err != nil || !slices.Equal(got, want) || !strings.Contains(log.String(), note) ||
+		!strings.Contains(log.String(), "1 of 2 shards to make") {
+		t.Errorf("corrupt shard: %v %v (want %v), log %q lacks %q", got, err, want, log.String(), note)
+	}
+	log.Reset()
+	if got, _, err := CachedScores(o, obj, smiles); err != nil || !slices.Equal(got, want) || log.Len() != 0 {
+		t.Errorf("after the rebuild: %v %v, log %q", got, err, log.String())
+	}
+}
+
+// npyHeaderLen returns the length of the .npy preamble and header of an
+// entry of the .npz file at path (the header's length follows the version:
+// 2 bytes in format 1, 4 in formats 2 and 3).
+func npyHeaderLen(t *testing.T, path, entry string) int {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	rc, err := zr.Open(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var pre [12]byte
+	if _, err := io.ReadFull(rc, pre[:]); err != nil {
+		t.Fatalf("%s: %s: %v", path, entry, err)
+	}
+	if pre[6] == 1 {
+		return 10 + int(binary.LittleEndian.Uint16(pre[8:]))
+	}
+	return 12 + int(binary.LittleEndian.Uint32(pre[8:]))
 }
 
 // TestInitialMolecules: optimize --initial N draws N distinct molecules of

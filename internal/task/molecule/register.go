@@ -401,7 +401,7 @@ func buildData(env *task.Env, dir string) error {
 		return err
 	}
 	o := BuildOptions{DataDir: data, OutDir: dir, Vocab: env.Opts.String(optVocab), Candidates: env.Opts.Bool(optCands),
-		Workers: env.Opts.Int(optWorkers), Limit: env.Opts.Int(optLimit)}
+		Workers: env.Opts.Int(optWorkers), Limit: env.Opts.Int(optLimit), Ctx: env.Ctx}
 	if env.Progress != nil {
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}

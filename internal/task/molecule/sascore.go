@@ -89,10 +89,31 @@ var (
 	defaultScoresErr  error
 )
 
-// DefaultFragmentScores reads FragmentScoresPath once.
+// FragmentScoresEnv names the environment variable that gives another copy of
+// the fragment table, for a machine without Debian's rdkit-data (a GPU machine
+// that runs a carried binary, say).
+const FragmentScoresEnv = "TLBO_SA_FRAGMENTS"
+
+// DefaultFragmentScores reads the fragment table once: $TLBO_SA_FRAGMENTS when
+// set, else FragmentScoresPath.
 func DefaultFragmentScores() (FragmentScores, error) {
-	defaultScoresOnce.Do(func() { defaultScores, defaultScoresErr = ReadFragmentScores(FragmentScoresPath) })
+	defaultScoresOnce.Do(func() { defaultScores, defaultScoresErr = readDefaultFragmentScores() })
 	return defaultScores, defaultScoresErr
+}
+
+func readDefaultFragmentScores() (FragmentScores, error) {
+	if p := os.Getenv(FragmentScoresEnv); p != "" {
+		fs, err := ReadFragmentScores(p)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", FragmentScoresEnv, err)
+		}
+		return fs, nil
+	}
+	fs, err := ReadFragmentScores(FragmentScoresPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w (Debian's rdkit-data installs it; $%s names another copy)", err, FragmentScoresEnv)
+	}
+	return fs, nil
 }
 
 // SAScore is RDKit Contrib's sascorer.calculateScore: fragment score, complexity

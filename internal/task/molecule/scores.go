@@ -115,7 +115,7 @@ func readScoreShard(path string, smiles []string, out []scored) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		return fmt.Errorf("shard %s: %w", path, err)
+		return fmt.Errorf("shard %w", err) // ReadNPZ's error begins with the path
 	}
 	var got []string
 	var y []float64

@@ -176,7 +176,8 @@ func (c *shardCache[T]) build(smiles []string, todo []int, out []T) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	if err := orBackground(c.Ctx).Err(); err != nil {
+	if orBackground(c.Ctx).Err() != nil {
+		err := context.Cause(c.Ctx) // the signal, for signal.NotifyContext
 		return fmt.Errorf("%s %s: interrupted after %d of %d molecules (finished shards kept; run again to resume): %w",
 			c.name, c.dir, done.Load(), total, err)
 	}

@@ -1,6 +1,8 @@
 package molecule
 
 import (
+	"context"
+
 	"github.com/tlbo-native/tlbo-native/internal/chem"
 )
 
@@ -24,8 +26,12 @@ type TreeJSON struct {
 }
 
 // Tree decomposes smiles into its junction tree; with candidates it also
-// enumerates every node's attachment candidates.
+// enumerates every node's attachment candidates. A molecule over the size
+// limits (limits.go) is an error.
 func Tree(smiles string, candidates bool) (*TreeJSON, error) {
+	if err := checkSize(smiles); err != nil {
+		return nil, err
+	}
 	t, err := chem.Decompose(smiles)
 	if err != nil {
 		return nil, err
@@ -60,7 +66,12 @@ func Tree(smiles string, candidates bool) (*TreeJSON, error) {
 // molecule per task; trees[i] is nil where errs[i] is set.
 func Trees(smiles []string, candidates bool, workers int, progress func(done, total int)) (trees []*TreeJSON, errs []error) {
 	trees, errs = make([]*TreeJSON, len(smiles)), make([]error, len(smiles))
-	parallel(len(smiles), workers, progress, func(i int) {
+	k := 0
+	parallel(context.Background(), len(smiles), workers, func(int) {
+		if k++; progress != nil {
+			progress(k, len(smiles))
+		}
+	}, func(i int) {
 		trees[i], errs[i] = Tree(smiles[i], candidates)
 	})
 	return trees, errs

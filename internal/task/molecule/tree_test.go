@@ -2,6 +2,7 @@ package molecule
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestMoleculeTree(t *testing.T) {
 		t.Fatalf("input lines %q, want %q", in, want)
 	}
 	var out bytes.Buffer
-	err = writeTrees(&out, in, false, 2)
+	err = writeTrees(context.Background(), &out, in, false, 2)
 	if err == nil || !strings.Contains(err.Error(), "3 of 5 molecules failed") {
 		t.Errorf("error %v, want 3 of 5 failed", err)
 	}
@@ -53,7 +54,7 @@ func TestMoleculeTree(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := writeTrees(&out, []string{"CCO", "c1ccccc1"}, false, 1); err != nil || strings.Count(out.String(), "\n") != 2 {
+	if err := writeTrees(context.Background(), &out, []string{"CCO", "c1ccccc1"}, false, 1); err != nil || strings.Count(out.String(), "\n") != 2 {
 		t.Errorf("two good molecules: %v, %q", err, out.String())
 	}
 }
