@@ -1,12 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
 
@@ -172,5 +174,34 @@ func TestOptimizeResumeTakesFlags(t *testing.T) {
 	}
 	if v, _ := c.Field("budget"); c.Distinct() != 3 || v != "3" {
 		t.Errorf("after --budget 3 and a resume without it: %d distinct evaluations, budget %s; want 3 and 3", c.Distinct(), v)
+	}
+}
+
+// TestEncodeSkipsGrammarErrors: encode --skip-invalid covers an expression
+// outside the grammar as it covers a molecule the network cannot take: its
+// row is NaN and the others are encoded; without it the error names the
+// expression and the switch.
+func TestEncodeSkipsGrammarErrors(t *testing.T) {
+	_, dir, vae := tinyExpressionVAE(t)
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "z.npy")
+	if err := os.WriteFile(in, []byte("x * 2\nx +\nsin( x )\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runCLI("encode", "--vae", vae, "--in", in, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), `"x +"`) || !strings.Contains(err.Error(), "--skip-invalid") {
+		t.Errorf("encode of a file with a grammar error: %v, want an error naming the expression and --skip-invalid", err)
+	}
+	if err := runCLI("encode", "--vae", vae, "--in", in, "--out", out, "--skip-invalid"); err != nil {
+		t.Fatalf("encode --skip-invalid: %v", err)
+	}
+	a, err := numpy.ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := a.Data.([]float64)
+	d := a.Shape[1]
+	if a.Shape[0] != 3 || math.IsNaN(z[0]) || !math.IsNaN(z[d]) || math.IsNaN(z[2*d]) {
+		t.Errorf("encode --skip-invalid wrote shape %v, rows NaN %v %v %v; want 3 rows, the second NaN", a.Shape, math.IsNaN(z[0]),
+			math.IsNaN(z[d]), math.IsNaN(z[2*d]))
 	}
 }
