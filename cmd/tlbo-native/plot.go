@@ -271,7 +271,9 @@ func displayGroups(groups []bo.Group) ([]bo.Group, float64) {
 	big := 0.0
 	for _, g := range groups {
 		for i, m := range g.Mean {
-			big = math.Max(big, math.Abs(m)+g.Std[i]) // +Inf past MaxFloat64
+			if !math.IsNaN(m) { // no best yet (meanXYs)
+				big = math.Max(big, math.Abs(m)+g.Std[i]) // +Inf past MaxFloat64
+			}
 		}
 	}
 	if big <= maxDrawn {

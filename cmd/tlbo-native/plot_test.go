@@ -219,7 +219,8 @@ func scoredRun(t *testing.T, dir string, config map[string]string, initial float
 // TestPlotExtremeScores: plot draws (and prints) runs of any finite scores
 // without a panic: ±1e308 and ±MaxFloat64 best scores, alone and averaged
 // with each other (a mean and a band beyond float64), all-equal scores, a
-// run with no query (one point), all failures; both metrics.
+// run with no query (one point), all failures, a start without a best
+// (NaN: it failed whole) before -1e308; both metrics.
 func TestPlotExtremeScores(t *testing.T) {
 	big := math.MaxFloat64
 	cases := []struct {
@@ -236,6 +237,7 @@ func TestPlotExtremeScores(t *testing.T) {
 		{"all equal", "true", []float64{0.7, 0.7}, [][]float64{{0.7, 0.7, 0.7}, {0.7, 0.7}}},
 		{"one point", "true", []float64{0.2}, [][]float64{{}}},
 		{"all failures", "false", []float64{7}, [][]float64{{7, 7, 7, 7}}},
+		{"no best at the start, then -1e308", "false", []float64{math.NaN(), 0.5}, [][]float64{{-1e308, 1}, {0.2}}},
 	}
 	for _, c := range cases {
 		root := t.TempDir()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,9 +178,16 @@ func helpAsked(args []string) bool {
 	return false
 }
 
+// invalidValue matches the standard flag package's error for a value its
+// flag cannot parse, which names the flag with one dash.
+var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+
 // usageError rewrites a flag error of a verb of task t: an option of
 // another task, or of another verb of t, is named as such.
 func usageError(verbName, verb string, t task.Task, err error) error {
+	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s: --%s %s: %s", verbName, m[2], m[1], m[3])
+	}
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
 		return fmt.Errorf("%s: %w", verbName, err)

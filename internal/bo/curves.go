@@ -191,13 +191,14 @@ func ReadCurve(dir string) (Curve, error) {
 	case q.Failed != nil && len(q.Failed) != len(q.Scores):
 		return Curve{}, fmt.Errorf("%s: %d opt_failed but %d queries", path, len(q.Failed), len(q.Scores))
 	}
-	for i, s := range append([]float64{initial[0]}, q.Scores...) {
+	// initial_best is NaN for a start that failed whole (no best yet).
+	if math.IsInf(initial[0], 0) {
+		return Curve{}, fmt.Errorf("%s: initial_best is %v: a run's scores are finite", path, initial[0])
+	}
+	for i, s := range q.Scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			name := fmt.Sprintf("opt_point_properties[%d]", i-1)
-			if i == 0 {
-				name = "initial_best"
-			}
-			return Curve{}, fmt.Errorf("%s: %s is %v: a run's scores are finite (its journal holds no other)", path, name, s)
+			return Curve{}, fmt.Errorf("%s: opt_point_properties[%d] is %v: a run's scores are finite (its journal holds no other)",
+				path, i, s)
 		}
 	}
 	if v, ok := c.Field(InitialCallsField); ok {
