@@ -89,6 +89,11 @@ type TrainingState struct {
 	// Train and Val are the last epoch's mean losses, for information.
 	Train *Losses `json:"train_losses,omitempty"`
 	Val   *Losses `json:"val_losses,omitempty"`
+	// Best is set when the epoch this state ends was the best so far
+	// (EpochReport.Best): a pretraining saves the same state as its
+	// best-validation checkpoint too, which a resume can then complete when
+	// that save was cut off.
+	Best bool `json:"best,omitempty"`
 }
 
 // LastBeta returns the KL weight of the training's last step (the
@@ -263,7 +268,7 @@ func (t *Trainer[E]) Save(path string, last *EpochReport) error {
 	}
 	st := t.State()
 	if last != nil {
-		st.Train, st.Val = &last.Train, last.Val
+		st.Train, st.Val, st.Best = &last.Train, last.Val, last.Best
 	}
 	h.Training = &st
 	adam := t.adam.StateDict()

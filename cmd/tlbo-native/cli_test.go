@@ -13,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/cliutil"
+	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
 // runOut runs the command line with args and returns what it wrote.
@@ -183,6 +185,57 @@ func TestExitStatus(t *testing.T) {
 		}
 		if got := exitStatus(err); got != 1 {
 			t.Errorf("exit status after %q: %d, want 1", err, got)
+		}
+	}
+}
+
+// TestEveryNumericFlagHasARange goes through every command, and every task
+// verb for every task: each numeric flag has a range in cliutil's table (a
+// task's own integer options have the task's Min instead).
+func TestEveryNumericFlagHasARange(t *testing.T) {
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if missing := cliutil.Unranged(c); len(missing) > 0 {
+				t.Errorf("%s %s: no range for %v (cliutil's flagRanges)", path, c.Name, missing)
+			}
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("tlbo-native", newApp().Commands)
+	if len(taskVerbs) == 0 {
+		t.Fatal("no task verb registered")
+	}
+	for _, v := range taskVerbs {
+		for _, name := range task.Names() {
+			tk, _ := task.Lookup(name)
+			walk("tlbo-native (task "+name+")", []*cli.Command{v.build(tk)})
+		}
+	}
+}
+
+// TestFlagRangesOnTheCommandLine: the out-of-range flags are
+// refused by the verbs before any work, naming the flag and its range.
+func TestFlagRangesOnTheCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	vae := filepath.Join(dir, "none.pt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"optimize", "--task", "expression", "--run-dir", dir, "--threads", "1000"}, "--threads 1000: want 0 to"},
+		{[]string{"optimize", "--task", "expression", "--run-dir", dir, "--threads", "-3"}, "--threads -3: want 0 to"},
+		{[]string{"optimize", "--task", "expression", "--run-dir", dir, "--top", "-1"}, "--top -1: want at least 0"},
+		{[]string{"train", "--task", "expression", "--out", vae, "--latent", "-1"}, "--latent -1: want at least 0"},
+		{[]string{"train", "--task", "expression", "--out", vae, "--checkpoint-every", "-1"}, "--checkpoint-every -1: want at least 0"},
+		{[]string{"optimize", "--task", "expression", "--run-dir", dir, "--objective", "command:true",
+			"--failure-score", "7", "--initial", "3", "--eval-timeout", "-5s"}, "--eval-timeout -5s: want at least 0 (0: none)"},
+		{[]string{"gp", "--train-x", vae, "--train-y", vae, "--test-x", vae, "--test-y", vae, "--inducing", "-1"}, "--inducing -1: want at least 0"},
+		{[]string{"plot", "latent-map", "--vae", vae, "--out", vae, "-n", "0"}, "--n 0: want at least 1"},
+	} {
+		err := runCLI(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error with %q", c.args, err, c.want)
 		}
 	}
 }

@@ -119,7 +119,7 @@ func encodeCommand() *cli.Command {
 		flags: func(t task.Task) []cli.Flag {
 			return append(codecFlags(t, "objects in the task's format", "encoder means, .npy (n x latent, float64)"),
 				&cli.BoolFlag{Name: "skip-invalid", Usage: "an object the network cannot take (e.g. a molecule RDKit cannot kekulize, or " +
-					"with a ring the vocabulary lacks) gets a row of NaN, named with its reason on stderr, instead of failing the whole file"})
+					"with a ring the vocabulary lacks, or an expression outside the grammar) gets a row of NaN, named with its reason on stderr, instead of failing the whole file"})
 		},
 		action: func(c *cli.Context, t task.Task) error {
 			env, err := codecEnv(c, t, task.VerbEncode)

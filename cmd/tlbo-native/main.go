@@ -67,6 +67,7 @@ func newApp() *cli.App {
 		},
 	}
 	app.Commands = withTaskCommands(app.Commands)
+	cliutil.WithRanges(app.Commands, os.Stderr)
 	return app
 }
 

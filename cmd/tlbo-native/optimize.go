@@ -29,7 +29,9 @@ func optimizeCommand() *cli.Command {
 		description: "Everything of a run lives in --run-dir: config.json, journal.jsonl (one line per query,\n" +
 			"flushed before the next), results.npz, the model versions model-v<N>/ and best.png; a second\n" +
 			"process on the same --run-dir fails at once, naming the holder's pid. --resume continues a killed\n" +
-			"run where it stopped; a different configuration is refused. The task is that of --vae's network\n" +
+			"run where it stopped, with the flags it was started with (flags.json): a flag left out takes the\n" +
+			"run's value, --budget extends or ends it, and another value of a setting of the run's configuration\n" +
+			"is refused, naming both. The task is that of --vae's network\n" +
 			"unless --task says it (a --task that disagrees is refused); a molecule checkpoint featurises with\n" +
 			"its own vocabulary. --elbo picks the retraining objective (default t); w is LBO with a warped GP\n" +
 			"(W-LBO). --strategy random draws uniformly from the box of the encoded data instead of maximising\n" +
@@ -50,7 +52,9 @@ func optimizeFlags(t task.Task) []cli.Flag {
 	d := bo.DefaultConfig()
 	def := func(get func(task.Defaults) string) string { return " (" + defaultUsage(t, get) + ")" }
 	flags := []cli.Flag{taskFlag(t, true),
-		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header)", Required: true, TakesFile: true}}
+		// Not Required: on --resume the run's own is taken (resumeFlags).
+		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header; required, but on --resume the run's)",
+			TakesFile: true}}
 	flags = append(flags, elboFlags(t)...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "strategy", Value: string(d.Strategy), Usage: "bo, random (uniform in the encoded data's box) or prior (samples of N(0, I))"},
@@ -154,6 +158,14 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if err := cliutil.NoArgs(c); err != nil {
 		return err
 	}
+	dir := c.String("run-dir")
+	flags, err := resumeFlags(c, dir)
+	if err != nil {
+		return err
+	}
+	if c.String("vae") == "" {
+		return fmt.Errorf("optimize: --vae is required (on --resume, the run's own: %s keeps it)", filepath.Join(dir, bo.FlagsFile))
+	}
 	elboName := "t"
 	if c.IsSet("elbo") {
 		elboName = c.String("elbo")
@@ -181,14 +193,13 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	defer stopWatch()
 	env.Ctx = ctx
 	td := t.Defaults()
-	dir := c.String("run-dir")
 	rep := newReporter(cfg.Budget)
 	res, err := t.Optimize(env, task.OptimizeRequest{
 		Model: task.ModelRequest{Path: c.String("vae"), ELBO: elbo, LR: td.LR,
 			BatchSize: intOr(c, "retrain-batch-size", td.RetrainBatchSize), GradClip: floatOr(c, "retrain-grad-clip", td.RetrainGradClip),
 			Decode: task.DecodeOptions{Attempts: c.Int("decode-attempts")}},
 		Config:  cfg,
-		Options: bo.Options{Dir: dir, Resume: c.Bool("resume"), Progress: rep.progress, Logf: rep.logf},
+		Options: bo.Options{Dir: dir, Resume: c.Bool("resume"), Progress: rep.progress, Logf: rep.logf, Flags: flags},
 		Top:     c.Int("top"),
 	})
 	rep.finish()
@@ -199,6 +210,61 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		return err
 	}
 	return printSummary(c, dir, cfg, res)
+}
+
+// notKept are the flags a run does not keep for its resumes: where it is
+// and whether to resume it.
+var notKept = map[string]bool{"run-dir": true, "resume": true, "help": true}
+
+// resumeFlags returns the flags the user gave, to keep with the run
+// (bo.Options.Flags). On --resume, the flags left out first take the
+// values the run keeps (bo.FlagsFile), as train --resume takes a
+// checkpoint's settings, and are kept again; a flag given with another
+// value than the run's is taken as given: bo.Run refuses it, naming both
+// values, when it changes the run's configuration (--budget may: it extends
+// or ends the run), and side settings (--threads, --top) simply change.
+func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
+	given := map[string]string{}
+	defined := map[string]bool{}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		defined[name] = true
+		if notKept[name] || !c.IsSet(name) {
+			continue
+		}
+		switch v := c.Value(name).(type) {
+		case cli.StringSlice, []string:
+			// None of optimize's flags is a list; a task's might be.
+		default:
+			given[name] = fmt.Sprint(v)
+		}
+	}
+	if !c.Bool("resume") {
+		return given, nil
+	}
+	kept, err := bo.ReadFlags(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	if kept == nil {
+		fmt.Fprintf(os.Stderr, "note: %s keeps no %s (a run made before its flags were kept): the run takes the flags given now, "+
+			"and keeps them for its next resume\n", dir, bo.FlagsFile)
+	}
+	for _, name := range slices.Sorted(maps.Keys(kept)) {
+		if _, ok := given[name]; ok || notKept[name] {
+			continue
+		}
+		if !defined[name] {
+			fmt.Fprintf(os.Stderr, "note: %s keeps --%s %s, which optimize no longer has: left out\n",
+				filepath.Join(dir, bo.FlagsFile), name, kept[name])
+			continue
+		}
+		if err := c.Set(name, kept[name]); err != nil {
+			return nil, fmt.Errorf("--resume: the run's --%s %s (%s): %w", name, kept[name], filepath.Join(dir, bo.FlagsFile), err)
+		}
+		given[name] = kept[name]
+	}
+	return given, nil
 }
 
 // printSummary prints a finished run's best objects and writes
@@ -227,11 +293,13 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 		// failed has no best object, and no curve to draw.
 		fmt.Println("best score: none: no evaluation succeeded (every one failed, with the failure score)")
 		printFailures(res)
+		printRandom(res)
 		fmt.Printf("results %s\n", filepath.Join(dir, bo.ResultsFile))
 		return nil
 	}
 	fmt.Printf("best score %.6g: %s\n", res.Best, res.BestObject)
 	printFailures(res)
+	printRandom(res)
 	cv, err := bo.ReadCurve(dir)
 	if err != nil {
 		return err
@@ -260,9 +328,15 @@ func printFailures(res *bo.Result) {
 	if n == 0 {
 		return
 	}
+	fmt.Printf("failed evaluations %d (scored as failures; each with its reason in %s):\n", n, bo.JournalFile)
+	printReasons(count)
+}
+
+// printReasons prints the counts of the five most frequent reasons, the
+// most frequent first, and how many other reasons there are.
+func printReasons(count map[string]int) {
 	reasons := slices.Collect(maps.Keys(count))
 	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
-	fmt.Printf("failed evaluations %d (scored as failures; each with its reason in %s):\n", n, bo.JournalFile)
 	for i, r := range reasons {
 		if i == 5 {
 			fmt.Printf("  ... %d other reasons\n", len(reasons)-i)
@@ -270,6 +344,31 @@ func printFailures(res *bo.Result) {
 		}
 		fmt.Printf("  %d x %s\n", count[r], r)
 	}
+}
+
+// printRandom warns of the queries whose latent point was a random draw
+// because the GP fit or the acquisition failed (results.npz's
+// rand_point_due_bo_fail), with their reasons, the most frequent first: so
+// many of those are random search, not BO.
+func printRandom(res *bo.Result) {
+	count := map[string]int{}
+	n := 0
+	for _, q := range res.Queries {
+		if q.Random {
+			reason := q.RandomReason
+			if reason == "" {
+				reason = "reason not journaled (a run before random_reason)"
+			}
+			count[reason]++
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Printf("warning: %d of %d queries were random points, not the acquisition's (random_reason in %s):\n", n, len(res.Queries),
+		bo.JournalFile)
+	printReasons(count)
 }
 
 // reporter shows a run's progress: a progress bar on a terminal, one line
@@ -299,6 +398,9 @@ func (r *reporter) progress(p bo.Progress) {
 			last = "known object, not evaluated again"
 		case !q.Valid:
 			last = "invalid decode"
+		}
+		if q.Random {
+			last += " (a random point: " + q.RandomReason + ")"
 		}
 		desc = fmt.Sprintf("evaluation %d/%d (query %d) best %s %s fit %.2fs acq %.2fs decode %.2fs eval %.2fs", p.Done, p.Budget,
 			q.Index+1, fmtBest(p.Best), last, q.Timing.GPFit, q.Timing.Acq, q.Timing.Decode, q.Timing.Eval)

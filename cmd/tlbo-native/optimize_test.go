@@ -1,11 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
 
@@ -132,4 +135,73 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestOptimizeResumeTakesFlags: optimize --resume takes the flags the run
+// was started with (flags.json), as train --resume takes a checkpoint's
+// settings: with none but --run-dir it continues the run as it was set
+// up, --budget extends it (and is kept for the next resume), and a setting
+// of the run's configuration given with another value is refused, naming
+// both values.
+func TestOptimizeResumeTakesFlags(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	run := filepath.Join(dir, "run")
+	if err := runCLI("optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
+		"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0.2", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+		"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--k", "0.1", "--seed", "3", "--run-dir", run); err != nil {
+		t.Fatal(err)
+	}
+	config := readFile(t, filepath.Join(run, bo.ConfigFile))
+	err := runCLI("optimize", "--resume", "--run-dir", run, "--k", "0.5")
+	if err == nil || !strings.Contains(err.Error(), `k: the run has "0.1", now "0.5"`) {
+		t.Errorf("resume with another --k: %v, want a refusal naming both values", err)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", run); err != nil {
+		t.Fatalf("resume with no flags: %v", err)
+	}
+	if got := readFile(t, filepath.Join(run, bo.ConfigFile)); got != config {
+		t.Errorf("resume with no flags changed the configuration:\n%s\nwas\n%s", got, config)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "3"); err != nil {
+		t.Fatalf("resume with --budget 3: %v", err)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", run); err != nil {
+		t.Fatalf("resume after the extension: %v", err)
+	}
+	c, err := bo.ReadCurve(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Field("budget"); c.Distinct() != 3 || v != "3" {
+		t.Errorf("after --budget 3 and a resume without it: %d distinct evaluations, budget %s; want 3 and 3", c.Distinct(), v)
+	}
+}
+
+// TestEncodeSkipsGrammarErrors: encode --skip-invalid covers an expression
+// outside the grammar as it covers a molecule the network cannot take: its
+// row is NaN and the others are encoded; without it the error names the
+// expression and the switch.
+func TestEncodeSkipsGrammarErrors(t *testing.T) {
+	_, dir, vae := tinyExpressionVAE(t)
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "z.npy")
+	if err := os.WriteFile(in, []byte("x * 2\nx +\nsin( x )\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runCLI("encode", "--vae", vae, "--in", in, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), `"x +"`) || !strings.Contains(err.Error(), "--skip-invalid") {
+		t.Errorf("encode of a file with a grammar error: %v, want an error naming the expression and --skip-invalid", err)
+	}
+	if err := runCLI("encode", "--vae", vae, "--in", in, "--out", out, "--skip-invalid"); err != nil {
+		t.Fatalf("encode --skip-invalid: %v", err)
+	}
+	a, err := numpy.ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := a.Data.([]float64)
+	d := a.Shape[1]
+	if a.Shape[0] != 3 || math.IsNaN(z[0]) || !math.IsNaN(z[d]) || math.IsNaN(z[2*d]) {
+		t.Errorf("encode --skip-invalid wrote shape %v, rows NaN %v %v %v; want 3 rows, the second NaN", a.Shape, math.IsNaN(z[0]),
+			math.IsNaN(z[d]), math.IsNaN(z[2*d]))
+	}
 }

@@ -226,6 +226,10 @@ func curvePlot(title string, groups []bo.Group, ax axes) (*plot.Plot, error) {
 	if !maximize {
 		p.Y.Label.Text = ax.yMin
 	}
+	groups, scale := displayGroups(groups)
+	if scale != 1 {
+		p.Y.Label.Text += fmt.Sprintf(" (in units of %.0e)", scale)
+	}
 	p.Add(plotter.NewGrid())
 	for i, g := range groups {
 		col := plotutil.Color(i)
@@ -251,6 +255,40 @@ func curvePlot(title string, groups []bo.Group, ax axes) (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = legendCorner(p, curvePlotWidth, curvePlotHeight, groups, ax.x0, maximize)
 	return p, nil
+}
+
+// maxDrawn is the largest magnitude curvePlot draws as it is: gonum/plot's
+// axis arithmetic (the range hi - lo, the ticks) overflows near
+// MaxFloat64 (a panic, "illegal range", or a loop without end).
+const maxDrawn = 1e300
+
+// displayGroups returns the groups as curvePlot draws them, and the power
+// of ten their scores are divided by: 1 when every mean ± std is within
+// ±maxDrawn, else the power of ten of the largest (a program's -1e308
+// "failed" score as the best of a minimised run), so that the axis spans
+// about ±10 in those units.
+func displayGroups(groups []bo.Group) ([]bo.Group, float64) {
+	big := 0.0
+	for _, g := range groups {
+		for i, m := range g.Mean {
+			if !math.IsNaN(m) { // no best yet (meanXYs)
+				big = math.Max(big, math.Abs(m)+g.Std[i]) // +Inf past MaxFloat64
+			}
+		}
+	}
+	if big <= maxDrawn {
+		return groups, 1
+	}
+	scale := math.Pow(10, math.Floor(math.Log10(math.Min(big, math.MaxFloat64))))
+	out := make([]bo.Group, len(groups))
+	for k, g := range groups {
+		out[k] = g
+		out[k].Mean, out[k].Std = make([]float64, len(g.Mean)), make([]float64, len(g.Std))
+		for i := range g.Mean {
+			out[k].Mean[i], out[k].Std[i] = g.Mean[i]/scale, g.Std[i]/scale
+		}
+	}
+	return out, scale
 }
 
 // legendCorner returns the corner of the data area where the legend of p,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,11 +58,33 @@ func TestPlotRefusesMixedAxes(t *testing.T) {
 	}
 	up := fakeRun(t, filepath.Join(root, "up"), cfg("expression", "true", "1"))
 	other := fakeRun(t, filepath.Join(root, "other"), cfg("topology", "false", "1"))
-	for _, c := range []struct{ dir, what string }{{up, "directions"}, {other, "tasks"}} {
+	target := cfg("expression", "false", "1")
+	target["target"] = "sin(x)"
+	otherTarget := fakeRun(t, filepath.Join(root, "target"), target)
+	for _, c := range []struct{ dir, what string }{{up, "directions"}, {other, "tasks"}, {otherTarget, "objectives"}} {
 		err := run(a, c.dir)
 		if err == nil || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), c.dir) || !strings.Contains(err.Error(), c.what) {
 			t.Errorf("plot %s %s: %v, want an error naming both runs and the different %s", a, c.dir, err, c.what)
 		}
+	}
+	// Two molecule objectives are refused; one topology target read from
+	// two paths (one target-key) is one objective.
+	mol := func(dir, objective string) string {
+		c := cfg("molecule", "true", dir)
+		c["objective"] = objective
+		return fakeRun(t, filepath.Join(root, dir), c)
+	}
+	plogp, qed := mol("plogp", "penalised logP (...)"), mol("qed", "qed (RDKit's QED, in [0, 1])")
+	if err := run(plogp, qed); err == nil || !strings.Contains(err.Error(), "objective=qed") || !strings.Contains(err.Error(), "objectives") {
+		t.Errorf("plot of a penalised-logP and a QED run: %v, want an error naming both objectives", err)
+	}
+	topo := func(dir, path string) string {
+		c := cfg("topology", "true", dir)
+		c["target"], c["target-key"] = path, "abc123"
+		return fakeRun(t, filepath.Join(root, dir), c)
+	}
+	if err := run(topo("t1", "/data/a.npz#7"), topo("t2", "/elsewhere/a.npz#7")); err != nil {
+		t.Errorf("one topology target read from two paths: %v", err)
 	}
 }
 
@@ -164,5 +187,86 @@ func TestCurveCover(t *testing.T) {
 	r.Min.Y, r.Max.Y = 6, 10
 	if got, want := curveCover(r, []bo.Group{g}, 0, id, id), 0.25*2*4/4; math.Abs(got-want) > 1e-12 {
 		t.Errorf("cover above the line = %v, want %v", got, want)
+	}
+}
+
+// scoredRun writes a run directory whose queries are distinct objects with
+// the given scores, after a labelled start whose best is initial.
+func scoredRun(t *testing.T, dir string, config map[string]string, initial float64, scores []float64) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(config)
+	if err := os.WriteFile(filepath.Join(dir, bo.ConfigFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	points := make([]string, len(scores))
+	for i := range points {
+		points[i] = fmt.Sprintf("x%d", i)
+	}
+	err := numpy.WriteNPZ(filepath.Join(dir, bo.ResultsFile), []numpy.Array{
+		{Name: "opt_points", Shape: []int{len(points)}, Data: points},
+		{Name: "opt_point_properties", Shape: []int{len(scores)}, Data: scores},
+		{Name: "initial_best", Shape: []int{1}, Data: []float64{initial}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPlotExtremeScores: plot draws (and prints) runs of any finite scores
+// without a panic: ±1e308 and ±MaxFloat64 best scores, alone and averaged
+// with each other (a mean and a band beyond float64), all-equal scores, a
+// run with no query (one point), all failures, a start without a best
+// (NaN: it failed whole) before -1e308; both metrics.
+func TestPlotExtremeScores(t *testing.T) {
+	big := math.MaxFloat64
+	cases := []struct {
+		name     string
+		maximize string
+		initial  []float64
+		scores   [][]float64
+	}{
+		{"minimised -1e308", "false", []float64{0.5}, [][]float64{{0.4, -1e308, 0.3}}},
+		{"maximised +1e308 from -1e308", "true", []float64{-1e308}, [][]float64{{1, 1e308}}},
+		{"two seeds at ±1e308", "true", []float64{0, 0}, [][]float64{{1e308}, {-1e308}}},
+		{"two seeds at ±MaxFloat64", "false", []float64{big, -big}, [][]float64{{-big, big}, {big, -big}}},
+		{"tiny differences", "true", []float64{1e-320, 2e-320}, [][]float64{{5e-324, 3e-320}, {1e-320}}},
+		{"all equal", "true", []float64{0.7, 0.7}, [][]float64{{0.7, 0.7, 0.7}, {0.7, 0.7}}},
+		{"one point", "true", []float64{0.2}, [][]float64{{}}},
+		{"all failures", "false", []float64{7}, [][]float64{{7, 7, 7, 7}}},
+		{"no best at the start, then -1e308", "false", []float64{math.NaN(), 0.5}, [][]float64{{-1e308, 1}, {0.2}}},
+	}
+	for _, c := range cases {
+		root := t.TempDir()
+		var dirs []string
+		for i, s := range c.scores {
+			cfg := map[string]string{"task": "expression", "maximize": c.maximize, "seed": fmt.Sprint(i), "strategy": "bo"}
+			dirs = append(dirs, scoredRun(t, filepath.Join(root, fmt.Sprint(i)), cfg, c.initial[i], s))
+		}
+		for _, metric := range []string{"best", "top10"} {
+			if metric == "top10" && (c.maximize == "false" || c.name == "one point") {
+				continue
+			}
+			out := filepath.Join(root, metric+".png")
+			app := &cli.App{Name: "tlbo-native", Commands: []*cli.Command{plotCommand()}}
+			err := func() (err error) {
+				defer func() {
+					if p := recover(); p != nil {
+						err = fmt.Errorf("panic: %v", p)
+					}
+				}()
+				return app.Run(append([]string{"tlbo-native", "plot", "--metric", metric, "--out", out}, dirs...))
+			}()
+			if err != nil {
+				t.Errorf("%s, %s: %v", c.name, metric, err)
+				continue
+			}
+			if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+				t.Errorf("%s, %s: no picture: %v", c.name, metric, err)
+			}
+		}
 	}
 }

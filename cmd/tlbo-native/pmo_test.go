@@ -127,3 +127,30 @@ func TestAnalyzePMOInitialAndDiversity(t *testing.T) {
 		t.Errorf("plot --metric top5: %v", err)
 	}
 }
+
+// TestAnalyzePMORefusesMixedObjectives: analyze pmo does not average runs
+// of different objectives (penalised logP with QED), naming both.
+func TestAnalyzePMORefusesMixedObjectives(t *testing.T) {
+	root := t.TempDir()
+	smi := molecule.SampleSmiles()
+	a := pmoRun(t, filepath.Join(root, "a"), 0, nil, smi[:3], []float64{0.1, 0.2, 0.3})
+	b := pmoRun(t, filepath.Join(root, "b"), 1, nil, smi[3:6], []float64{0.1, 0.2, 0.3})
+	for dir, objective := range map[string]string{a: "qed (RDKit's QED, in [0, 1])", b: "penalised logP (...)"} {
+		var cfg map[string]string
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, bo.ConfigFile))), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["objective"] = objective
+		buf, _ := json.Marshal(cfg)
+		if err := os.WriteFile(filepath.Join(dir, bo.ConfigFile), buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := &cli.App{Name: "tlbo-native", Commands: []*cli.Command{analyzeCommand()}}
+	_, err := stdout(t, func() error {
+		return app.Run([]string{"tlbo-native", "analyze", "pmo", "--run", a, "--run", b, "--budget", "100"})
+	})
+	if err == nil || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "objectives") {
+		t.Errorf("analyze pmo over a QED and a penalised-logP run: %v, want an error naming both", err)
+	}
+}

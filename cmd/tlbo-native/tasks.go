@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	_ "github.com/tlbo-native/tlbo-native/internal/task/all" // registers every task
@@ -40,8 +43,13 @@ type taskVerb struct {
 	action func(c *cli.Context, t task.Task) error
 }
 
+// taskVerbs are the verbs whose flags depend on their task, by name, for
+// the tests that go through every flag of every command.
+var taskVerbs = map[string]taskVerb{}
+
 // command returns the verb's dispatching command.
 func (v taskVerb) command() *cli.Command {
+	taskVerbs[v.name] = v
 	return &cli.Command{
 		Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: v.description,
 		SkipFlagParsing: true,
@@ -55,6 +63,20 @@ func (v taskVerb) dispatch(c *cli.Context) error {
 	args := c.Args().Slice()
 	name, vae := scanFlag(args, "task"), scanFlag(args, "vae")
 	help := helpAsked(args)
+	if dir := scanFlag(args, "run-dir"); name == "" && vae == "" && dir != "" && switchGiven(args, "resume") {
+		// A resumed run's task is the one its kept flags name.
+		kept, err := bo.ReadFlags(dir)
+		if err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		if kept == nil && !help {
+			// No run there, or one made before its flags were kept.
+			if err := bo.CheckRunDir(bo.Options{Dir: dir, Resume: true}); err != nil {
+				return err
+			}
+		}
+		name, vae = kept["task"], kept["vae"]
+	}
 	var t task.Task
 	var err error
 	switch {
@@ -104,6 +126,7 @@ func (v taskVerb) build(t task.Task) *cli.Command {
 	cmd := &cli.Command{Name: v.name, Usage: v.usage, ArgsUsage: v.argsUsage, Description: desc, Flags: flags,
 		Action: func(c *cli.Context) error { return v.action(c, t) }}
 	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error { return usageError(v.name, string(v.verb), t, err) }
+	cliutil.WithRanges([]*cli.Command{cmd}, os.Stderr)
 	return cmd
 }
 
@@ -126,6 +149,22 @@ func scanFlag(args []string, name string) string {
 	return ""
 }
 
+// switchGiven reports whether args turn the switch --name (or -name) on:
+// "--name" or "--name=true". Scanning stops at "--".
+func switchGiven(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, p := range []string{"--" + name, "-" + name} {
+			if a == p || a == p+"=true" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // helpAsked reports whether args ask for help.
 func helpAsked(args []string) bool {
 	for _, a := range args {
@@ -139,9 +178,16 @@ func helpAsked(args []string) bool {
 	return false
 }
 
+// invalidValue matches the standard flag package's error for a value its
+// flag cannot parse, which names the flag with one dash.
+var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+
 // usageError rewrites a flag error of a verb of task t: an option of
 // another task, or of another verb of t, is named as such.
 func usageError(verbName, verb string, t task.Task, err error) error {
+	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s: --%s %s: %s", verbName, m[2], m[1], m[3])
+	}
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
 		return fmt.Errorf("%s: %w", verbName, err)
@@ -211,13 +257,20 @@ func optionFlags(t task.Task, verb task.Verb) []cli.Flag {
 	return flags
 }
 
+// optionIntFlag is the flag of a task's integer option: its range is the
+// option's (task.Option.Min, checked where taskEnv reads it), not
+// cliutil's table of the command line's own flags.
+type optionIntFlag struct{ cli.IntFlag }
+
 // optionFlag is the flag of a task option.
 func optionFlag(o task.Option) cli.Flag {
 	switch o.Kind {
 	case task.KindInt:
-		return &cli.IntFlag{Name: o.Name, Value: o.Zero().(int), Usage: o.Usage}
+		return &optionIntFlag{cli.IntFlag{Name: o.Name, Value: o.Zero().(int), Usage: o.Usage}}
 	case task.KindBool:
 		return &cli.BoolFlag{Name: o.Name, Usage: o.Usage}
+	case task.KindDuration:
+		return &cli.DurationFlag{Name: o.Name, Value: o.Zero().(time.Duration), Usage: o.Usage}
 	case task.KindFile:
 		return &cli.StringFlag{Name: o.Name, Value: o.Zero().(string), Usage: o.Usage, TakesFile: true}
 	}
@@ -239,6 +292,8 @@ func taskEnv(c *cli.Context, t task.Task, verb task.Verb) (*task.Env, error) {
 			v = c.Int(o.Name)
 		case task.KindBool:
 			v = c.Bool(o.Name)
+		case task.KindDuration:
+			v = c.Duration(o.Name)
 		default:
 			v = c.String(o.Name)
 		}

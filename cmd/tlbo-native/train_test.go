@@ -285,3 +285,51 @@ func TestTrainResumeKeepsSettings(t *testing.T) {
 		t.Errorf("legacy checkpoint resumed to epoch %d with data %+v, starting rate %v; want 4, %+v and 0 (unknown)", st.Epoch, st.Data, st.LRInit, want)
 	}
 }
+
+// TestTrainResumeCompletesBest: a training cut off while saving its final
+// best-validation checkpoint (FILE.pt and its header gone, or an earlier
+// epoch's header left), after saving the latest epoch, is finished by
+// --resume: FILE.pt is written again from FILE.last.pt, the same weights.
+func TestTrainResumeCompletesBest(t *testing.T) {
+	data, dir := tinyExpressionData(t), t.TempDir()
+	out := filepath.Join(dir, "vae.pt")
+	// No validation split: every epoch is the best so far.
+	common := []string{"train", "--task", "expression", "--data-dir", data, "--batch-size", "64", "--prior-samples", "0",
+		"--decode-attempts", "1", "--val-fraction", "0", "--epochs", "2", "--out", out}
+	if err := runCLI(common...); err != nil {
+		t.Fatal(err)
+	}
+	weights := readFile(t, out)
+	epoch1 := filepath.Join(dir, "epoch1.json")
+	if err := runCLI("train", "--task", "expression", "--data-dir", data, "--batch-size", "64", "--prior-samples", "0",
+		"--decode-attempts", "1", "--val-fraction", "0", "--epochs", "1", "--out", filepath.Join(dir, "e1.pt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(models.HeaderPath(filepath.Join(dir, "e1.pt")), epoch1); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []struct {
+		name string
+		do   func() error
+	}{
+		{"FILE.pt and its header gone", func() error {
+			if err := os.Remove(out); err != nil {
+				return err
+			}
+			return os.Remove(models.HeaderPath(out))
+		}},
+		{"an earlier epoch's header", func() error { return os.WriteFile(models.HeaderPath(out), []byte(readFile(t, epoch1)), 0o644) }},
+	} {
+		if err := cut.do(); err != nil {
+			t.Fatal(err)
+		}
+		if err := runCLI(append(common, "--resume")...); err != nil {
+			t.Fatalf("%s: --resume: %v", cut.name, err)
+		}
+		h, err := models.ReadHeader(out, "")
+		if err != nil || h.Training.Epoch != 2 || readFile(t, out) != weights {
+			t.Errorf("%s: after --resume %s holds epoch %v (%v), same weights %v; want epoch 2's", cut.name, out, h.Training, err,
+				readFile(t, out) == weights)
+		}
+	}
+}

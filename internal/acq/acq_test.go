@@ -258,3 +258,43 @@ func TestBestF(t *testing.T) {
 		t.Errorf("BestObserved = %v", got)
 	}
 }
+
+// TestAcquisitionExtremeInputs: EI and log-EI and their derivatives are
+// finite for any finite mean, variance and incumbent, and keep their
+// limits: EI = mean - bestF far above the incumbent (σ → 0), 0 far below.
+func TestAcquisitionExtremeInputs(t *testing.T) {
+	big := math.MaxFloat64
+	values := []float64{-big, -1e308, -1e200, -1, 0, 1e-300, 1, 1e200, 1e308, big}
+	variances := []float64{0, 1e-300, 1e-40, 1, 1e200, big}
+	finite := func(v ...float64) bool {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, mean := range values {
+		for _, bestF := range values {
+			for _, variance := range variances {
+				v, dm, dv := EI(mean, variance, bestF)
+				l, ldm, ldv := LogEI(mean, variance, bestF)
+				if !finite(v, dm, dv, l, ldm, ldv) || v < 0 {
+					t.Errorf("EI(%g, %g, %g) = %v, %v, %v; LogEI %v, %v, %v", mean, variance, bestF, v, dm, dv, l, ldm, ldv)
+				}
+			}
+		}
+	}
+	if v, _, _ := EI(1e300, 1e-40, 0); v != 1e300 {
+		t.Errorf("EI(1e300, 1e-40, 0) = %v, want 1e300", v)
+	}
+	if v, _, _ := EI(big, 0, -big); v != big {
+		t.Errorf("EI(max, 0, -max) = %v, want max (the improvement, clamped)", v)
+	}
+	if l, _, _ := LogEI(1e200, 1, 0); math.Abs(l-math.Log(1e200)) > 1e-12*math.Log(1e200) {
+		t.Errorf("LogEI(1e200, 1, 0) = %v, want log 1e200", l)
+	}
+	if l, _, _ := LogEI(-1e300, 1, 0); !(l < -1e199) {
+		t.Errorf("LogEI(-1e300, 1, 0) = %v, want below -1e199", l)
+	}
+}

@@ -66,16 +66,38 @@ func logH(z float64) (lh, cdfRatio, pdfRatio float64) {
 	return lh, cdfRatio, pdfRatio
 }
 
+// zFar bounds the standardised improvement z that log EI is computed at:
+// beyond it z² overflows. Log EI is below -5e199 there, and its value at
+// -zFar stands for every z below (a documented clamp: no maximiser goes
+// there while any point does better); above +zFar, EI is mean - bestF to
+// the last bit.
+const zFar = 1e100
+
+// improvement returns mean - bestF, ±MaxFloat64 where that overflows.
+func improvement(mean, bestF float64) float64 {
+	d := mean - bestF
+	if math.IsInf(d, 0) {
+		return math.Copysign(math.MaxFloat64, d)
+	}
+	return d
+}
+
 // EI returns the expected improvement E[max(f - bestF, 0)] of a Gaussian
 // f ~ N(mean, variance) and its partial derivatives with respect to mean
-// and variance. It underflows to 0 far below bestF; use LogEI there.
+// and variance, finite for every finite input. It underflows to 0 far
+// below bestF; use LogEI there.
 func EI(mean, variance, bestF float64) (v, dMean, dVar float64) {
 	sigma := math.Sqrt(math.Max(variance, varFloor))
-	z := (mean - bestF) / sigma
+	d := improvement(mean, bestF)
+	z := d / sigma
 	cdf, pdf := normCDF(z), normPDF(z)
 	v = sigma * (pdf + z*cdf)
 	if z > -1 {
 		v = math.Max(v, 0)
+		if math.IsInf(v, 1) || math.IsNaN(v) {
+			// σ z overflowed: z is far above zFar, where EI is d.
+			v = d
+		}
 	} else {
 		// σ h(z) from its logarithm, accurate where pdf + z·cdf cancels.
 		lh, _, _ := logH(z)
@@ -89,11 +111,17 @@ func EI(mean, variance, bestF float64) (v, dMean, dVar float64) {
 }
 
 // LogEI returns log EI(mean, variance, bestF), finite for every finite
-// input (about -z²/2 far in the tail), and its partial derivatives with
-// respect to mean and variance.
+// input (about -z²/2 far in the tail, z clamped at -zFar), and its partial
+// derivatives with respect to mean and variance.
 func LogEI(mean, variance, bestF float64) (v, dMean, dVar float64) {
 	sigma := math.Sqrt(math.Max(variance, varFloor))
-	z := (mean - bestF) / sigma
+	d := improvement(mean, bestF)
+	z := d / sigma
+	if z > zFar {
+		// h(z) = z to the last bit: log EI = log(σ z) = log d.
+		return math.Log(d), 1 / d, 0
+	}
+	z = math.Max(z, -zFar)
 	lh, cdfRatio, pdfRatio := logH(z)
 	v = math.Log(sigma) + lh
 	dMean = cdfRatio / sigma

@@ -191,6 +191,16 @@ func ReadCurve(dir string) (Curve, error) {
 	case q.Failed != nil && len(q.Failed) != len(q.Scores):
 		return Curve{}, fmt.Errorf("%s: %d opt_failed but %d queries", path, len(q.Failed), len(q.Scores))
 	}
+	// initial_best is NaN for a start that failed whole (no best yet).
+	if math.IsInf(initial[0], 0) {
+		return Curve{}, fmt.Errorf("%s: initial_best is %v: a run's scores are finite", path, initial[0])
+	}
+	for i, s := range q.Scores {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return Curve{}, fmt.Errorf("%s: opt_point_properties[%d] is %v: a run's scores are finite (its journal holds no other)",
+				path, i, s)
+		}
+	}
 	if v, ok := c.Field(InitialCallsField); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -214,6 +224,27 @@ func ReadCurve(dir string) (Curve, error) {
 	return c, nil
 }
 
+// objectiveFields identify a run's objective: the objective's name (or
+// program) and its target, by content where the run records it
+// ("target-key") rather than by description.
+var objectiveFields = []string{"objective", "target-key", "target"}
+
+// Objective returns what identifies the run's objective, as
+// "field=value" pairs of objectiveFields ("" when it records none of
+// them: the task's only objective).
+func (c Curve) Objective() string {
+	var parts []string
+	for _, name := range objectiveFields {
+		if v, ok := c.Field(name); ok {
+			parts = append(parts, name+"="+v)
+			if name == "target-key" {
+				break // the target's content; its description may name a path
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // flags reads an array of 0/1 flags.
 func flags(a numpy.Array) ([]bool, error) {
 	v, err := a.Float64s()
@@ -229,7 +260,9 @@ func flags(a numpy.Array) ([]bool, error) {
 
 // CheckAxis returns an error naming two of the runs when they cannot share
 // one axis of best scores: runs of different tasks (configuration field
-// "task") or of different directions (maximised against minimised).
+// "task"), of different objectives (Objective: penalised logP and QED, two
+// programs, two targets) or of different directions (maximised against
+// minimised).
 func CheckAxis(curves []Curve) error {
 	if len(curves) == 0 {
 		return nil
@@ -241,6 +274,10 @@ func CheckAxis(curves []Curve) error {
 		tc, _ := c.Field("task")
 		if ta != tc {
 			return fmt.Errorf("runs %s (task %q) and %s (task %q) are of different tasks: plot them separately", a.Dir, ta, c.Dir, tc)
+		}
+		if oa, oc := a.Objective(), c.Objective(); oa != oc {
+			return fmt.Errorf("runs %s (%s) and %s (%s) optimise different objectives: their scores do not compare; "+
+				"plot them separately", a.Dir, oa, c.Dir, oc)
 		}
 		if a.Maximize != c.Maximize {
 			return fmt.Errorf("runs %s (%s) and %s (%s) optimise in different directions: plot them separately",
@@ -424,7 +461,10 @@ func fieldLabel(g Group, names []string) string {
 }
 
 // meanStd returns the pointwise mean and sample standard deviation of the
-// runs' curves, truncated to the shortest.
+// runs' curves, truncated to the shortest. Each point is computed on the
+// runs' values scaled by a power of two into [-1, 1], exactly, so that no
+// difference or square overflows: a mean or standard deviation beyond
+// float64 (of runs at ±MaxFloat64) is ±MaxFloat64.
 func meanStd(runs []Curve) (mean, std []float64) {
 	n := math.MaxInt
 	for _, r := range runs {
@@ -433,18 +473,25 @@ func meanStd(runs []Curve) (mean, std []float64) {
 	mean, std = make([]float64, n), make([]float64, n)
 	k := float64(len(runs))
 	for i := 0; i < n; i++ {
+		big := 0.0
 		for _, r := range runs {
-			mean[i] += r.Best[i] / k
+			big = math.Max(big, math.Abs(r.Best[i]))
 		}
+		_, e := math.Frexp(big)
+		m := 0.0
+		for _, r := range runs {
+			m += math.Ldexp(r.Best[i], -e) / k
+		}
+		mean[i] = math.Max(math.Min(math.Ldexp(m, e), math.MaxFloat64), -math.MaxFloat64) // rounding may pass it
 		if len(runs) < 2 {
 			continue
 		}
 		ss := 0.0
 		for _, r := range runs {
-			d := r.Best[i] - mean[i]
+			d := math.Ldexp(r.Best[i], -e) - m
 			ss += d * d
 		}
-		std[i] = math.Sqrt(ss / (k - 1))
+		std[i] = math.Min(math.Ldexp(math.Sqrt(ss/(k-1)), e), math.MaxFloat64)
 	}
 	return mean, std
 }

@@ -153,6 +153,38 @@ func TestReadCurve(t *testing.T) {
 	if _, err := bo.ReadCurve(bad); err == nil || !strings.Contains(err.Error(), "opt_known") {
 		t.Errorf("2 known of 7 queries: %v", err)
 	}
+	// A non-finite score (no journal holds one) is an error naming it.
+	nan := append([]float64(nil), scores...)
+	nan[2] = math.NaN()
+	bad = writeRun(t, filepath.Join(root, "bad3"), cfg("0", "expression", "false"), points, nan, nil)
+	if _, err := bo.ReadCurve(bad); err == nil || !strings.Contains(err.Error(), "opt_point_properties[2] is NaN") {
+		t.Errorf("a NaN score: %v", err)
+	}
+}
+
+// TestGroupExtremeCurves: the mean and standard deviation of runs at
+// ±MaxFloat64 are finite (the deviation capped at MaxFloat64), and those
+// of ordinary runs are the plain formulas'.
+func TestGroupExtremeCurves(t *testing.T) {
+	big := math.MaxFloat64
+	run := func(seed string, best ...float64) bo.Curve {
+		return bo.Curve{Fields: []bo.Field{{"seed", seed}}, Best: best}
+	}
+	g := bo.GroupCurves([]bo.Curve{run("0", big, -big, 1e308), run("1", -big, -big, -1e308), run("2", big, -big, 1e308)})
+	for i := range g[0].Mean {
+		m, s := g[0].Mean[i], g[0].Std[i]
+		if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(s) || math.IsInf(s, 0) {
+			t.Errorf("point %d: mean %v ± %v", i, m, s)
+		}
+	}
+	// Summing thirds rounds: the mean is within an ulp or two.
+	if m, s := g[0].Mean[1], g[0].Std[1]; m > -big*(1-1e-15) || s > 1e-15*big {
+		t.Errorf("three runs at -MaxFloat64: %v ± %v", m, s)
+	}
+	g = bo.GroupCurves([]bo.Curve{run("0", 1, 2), run("1", 2, 5)})
+	if g[0].Mean[1] != 3.5 || g[0].Std[1] != math.Sqrt(4.5) {
+		t.Errorf("runs at 2 and 5: %v ± %v, want 3.5 ± √4.5", g[0].Mean[1], g[0].Std[1])
+	}
 }
 
 func TestGroupCurves(t *testing.T) {

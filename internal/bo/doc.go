@@ -108,6 +108,17 @@
 // evaluating anything again. Each journal
 // line also carries the CPU seconds the process used since its previous
 // line (cpu_s), so that a run's CPU time across its resumes is the sum.
+// The command line's flags (Options.Flags) are kept in DIR/flags.json
+// (FlagsFile) for a resume to take; the loop itself reads only the
+// configuration (DIR/config.json).
+//
+// Scores of any finite magnitude keep the GP working: its standardiser
+// clamps targets beyond 50 robust standard deviations of their median and
+// scales its arithmetic so that nothing overflows (package gp), and each
+// fit journals how many it clamped (GPFit.Clamped). A query whose GP fit or
+// acquisition fails anyway is a uniform point of the latent box, with a
+// warning, its reason in the journal (Query.RandomReason) and
+// rand_point_due_bo_fail in results.npz.
 //
 // A run stops early, resumable, when Options.Context is done (a signal)
 // or the task's Score returns a Halt (its program is broken): nothing more

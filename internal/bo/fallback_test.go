@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/gp"
@@ -72,8 +73,8 @@ func TestGPFailureFallsBackToRandom(t *testing.T) {
 	}
 	res := lineRun(t, lineConfig())
 	for _, q := range res.Queries {
-		if !q.Random {
-			t.Errorf("query %d is not flagged as a random fallback", q.Index)
+		if !q.Random || !strings.Contains(q.RandomReason, "GP fit failed: not positive definite") {
+			t.Errorf("query %d is not flagged as a random fallback with its reason: %v %q", q.Index, q.Random, q.RandomReason)
 		}
 		if q.Z[0] < -2.5 || q.Z[0] > 3 { // the box: data range widened by 5% each side
 			t.Errorf("query %d: fallback z = %v outside the latent box", q.Index, q.Z[0])

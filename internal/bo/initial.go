@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -74,6 +75,9 @@ func ReadInitial(dir string) ([]Evaluation, error) {
 	}
 	out := make([]Evaluation, len(points))
 	for i := range points {
+		if math.IsNaN(scores[i]) || math.IsInf(scores[i], 0) {
+			return nil, fmt.Errorf("%s: scores[%d] is %v: initial calls' scores are finite", path, i, scores[i])
+		}
 		out[i] = Evaluation{Object: points[i], Score: scores[i]}
 	}
 	return out, nil

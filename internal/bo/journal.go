@@ -35,6 +35,9 @@ type Query struct {
 	// uniform draw from the latent box (the reference's
 	// rand_point_due_bo_fail).
 	Random bool `json:"random,omitempty"`
+	// RandomReason says why a Random query's point is random: the GP fit's
+	// or the acquisition's error.
+	RandomReason string `json:"random_reason,omitempty"`
 	// Perturbations counts the perturbed decodes of the novelty check.
 	Perturbations int `json:"perturbations,omitempty"`
 	// Redos counts the acquisition steps redone away from the points tried
@@ -100,6 +103,10 @@ type GPFit struct {
 	// 1 leaves the inputs as they are); both 0 for an unwarped GP.
 	WarpMin float64 `json:"warp_min,omitempty"`
 	WarpMax float64 `json:"warp_max,omitempty"`
+	// Clamped counts the targets the standardiser clamped to its fence
+	// (gp.NewStandardizer: farther than gp.FenceSDs robust standard
+	// deviations from their median, such as a program's -1e308).
+	Clamped int `json:"clamped,omitempty"`
 }
 
 // Timing splits a query's wall time, in seconds.

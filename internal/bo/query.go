@@ -88,7 +88,8 @@ func (r *runner[O]) searchNovel(q *Query) (obj O, valid bool, stop *Stop, err er
 			if fit == nil {
 				f := r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 				fit = &f
-				q.Timing.GPFit, q.GP = f.dur.Seconds(), gpFitRecord(f.model)
+				q.Timing.GPFit, q.GP = f.dur.Seconds(), gpFitRecord(f)
+				r.noteClamped(q.Index, f)
 			}
 			z, stop, err = r.propose(q, *fit, a, tried)
 			if err != nil || stop != nil {
@@ -120,8 +121,9 @@ func priorPoint(d int, seed uint64) []float64 {
 	return z
 }
 
-// gpFitRecord summarises a fitted GP for the journal (nil for none).
-func gpFitRecord(m *gp.Model) *GPFit {
+// gpFitRecord summarises a GP fit for the journal (nil for a failed one).
+func gpFitRecord(f fitResult) *GPFit {
+	m := f.model
 	if m == nil {
 		return nil
 	}
@@ -132,7 +134,7 @@ func gpFitRecord(m *gp.Model) *GPFit {
 	}
 	info := m.Info()
 	rec := &GPFit{LogLik: finite(m.LogLik()), Noise: h.Noise, Outputscale: h.Outputscale, LengthscaleMin: finite(lo),
-		LengthscaleMax: finite(hi), Points: m.Points(), Iterations: info.Iterations, Warm: info.Warm}
+		LengthscaleMax: finite(hi), Points: m.Points(), Iterations: info.Iterations, Warm: info.Warm, Clamped: f.st.Clamped}
 	if h.Warped() {
 		rec.WarpMin = finite(min(slices.Min(h.WarpA), slices.Min(h.WarpB)))
 		rec.WarpMax = finite(max(slices.Max(h.WarpA), slices.Max(h.WarpB)))
@@ -145,21 +147,19 @@ func gpFitRecord(m *gp.Model) *GPFit {
 // back to a uniform point of the latent box.
 func (r *runner[O]) propose(q *Query, f fitResult, a int, tried []triedPoint) ([]float64, *Stop, error) {
 	i := uint64(q.Index)
-	q.Random = false
+	q.Random, q.RandomReason = false, ""
 	if f.model == nil {
 		if f.nz.Lower == nil {
 			return nil, nil, fmt.Errorf("GP data: %w", f.err)
 		}
-		r.logf("query %d: GP fit failed (%v); falling back to a random point of the latent box", q.Index, f.err)
-		q.Random = true
+		r.randomFallback(q, "GP fit failed", f.err, "a random point of the latent box")
 		return randomInBox(f.nz, fallbackRand(r.cfg.Seed, i, a)), nil, nil
 	}
 	t := time.Now()
 	p, err := r.sur.propose(f, attemptSeed(r.cfg.Seed, streamAcq, i, a), tried)
 	q.Timing.Acq += time.Since(t).Seconds()
 	if err != nil {
-		r.logf("query %d: acquisition failed (%v); falling back to a random point of the latent box", q.Index, err)
-		q.Random = true
+		r.randomFallback(q, "acquisition failed", err, "a random point of the latent box")
 		return randomInBox(f.nz, fallbackRand(r.cfg.Seed, i, a)), nil, nil
 	}
 	if r.cfg.Tau > 0 && r.inVer > 0 && a == 0 && p.ei < r.cfg.Tau {
@@ -167,6 +167,26 @@ func (r *runner[O]) propose(q *Query, f fitResult, a int, tried []triedPoint) ([
 	}
 	q.Acq, q.EI = finite(p.acqValue), finite(p.ei)
 	return p.z, nil, nil
+}
+
+// randomFallback marks q as a random point because of what failed (err)
+// and warns: a run whose proposals are random is not doing BO, and the
+// warning, the journal's reason and the summary's count say so.
+func (r *runner[O]) randomFallback(q *Query, what string, err error, instead string) {
+	q.Random, q.RandomReason = true, fmt.Sprintf("%s: %v", what, err)
+	r.logf("warning: query %d: %s; proposing %s instead of the acquisition's maximiser", q.Index+1, q.RandomReason, instead)
+}
+
+// noteClamped notes a fit whose standardiser clamped targets, the first of
+// each model version (query i is 0-based); the journal counts every fit's.
+func (r *runner[O]) noteClamped(i int, f fitResult) {
+	if f.st.Clamped > 0 && r.clampNoted != r.version+1 {
+		r.clampNoted = r.version + 1
+		lo, hi := r.sign*f.st.Lower, r.sign*f.st.Upper // utilities to scores
+		r.logf("note: query %d: %d of the GP's %d scores lie more than %d robust standard deviations from their median: "+
+			"the GP takes them as the nearest of %.6g and %.6g (the journal's gp.clamped counts them)", i+1, f.st.Clamped,
+			len(f.yStd), gp.FenceSDs, min(lo, hi), max(lo, hi))
+	}
 }
 
 // fallbackRand is the generator of query i's random fallback point.

@@ -2,8 +2,10 @@ package bo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 // Files of a run directory.
 const (
 	ConfigFile  = "config.json"
+	FlagsFile   = "flags.json"
 	JournalFile = "journal.jsonl"
 	ResultsFile = "results.npz"
 )
@@ -88,6 +91,41 @@ func ReadConfigFields(dir string) ([]Field, error) {
 		fs = append(fs, Field{k, v})
 	}
 	return fs, nil
+}
+
+// writeFlags writes the command line's settings to dir/flags.json
+// atomically (nothing when flags is nil).
+func writeFlags(dir string, flags map[string]string) error {
+	if flags == nil {
+		return nil
+	}
+	b, err := json.MarshalIndent(flags, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", FlagsFile, err)
+	}
+	return numpy.AtomicWriteFile(filepath.Join(dir, FlagsFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// ReadFlags reads the command line's settings kept with a run
+// (Options.Flags); nil and no error when the run kept none (it was made
+// before they were kept, or dir holds no run).
+func ReadFlags(dir string) (map[string]string, error) {
+	path := filepath.Join(dir, FlagsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the run's flags: %w", err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
 }
 
 // writeResults rewrites dir/results.npz atomically from the queries and

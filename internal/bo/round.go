@@ -263,11 +263,13 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 	if f.model == nil && f.nz.Lower == nil {
 		return nil, fmt.Errorf("bo: query %d: GP data: %w", b.start+1, f.err)
 	}
-	b.fit, b.gpRec = f, gpFitRecord(f.model)
+	b.fit, b.gpRec = f, gpFitRecord(f)
+	r.noteClamped(b.start, f)
 	d := r.model.LatentDim()
 	b.lower, b.upper = unitBox(d)
 	if f.model == nil {
-		r.logf("query %d: GP fit failed (%v); proposing random points of the latent box", b.start+1, f.err)
+		r.logf("warning: query %d: GP fit failed (%v); proposing random points of the latent box for this round, "+
+			"not the acquisition's maximisers", b.start+1, f.err)
 	} else {
 		b.bel = newBeliever(f)
 		if err := b.conditionOnRunning(); err != nil {
@@ -327,9 +329,10 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 			b.fit.nz.InverseVec(z, p.u)
 			return z, p.u, nil, nil
 		}
-		r.logf("query %d: acquisition failed (%v); proposing a random point of the search box", q.Index+1, err)
+		r.randomFallback(q, "acquisition failed", err, "a random point of the search box")
+	} else {
+		q.Random, q.RandomReason = true, fmt.Sprintf("GP fit failed: %v", b.fit.err)
 	}
-	q.Random = true
 	rng := fallbackRand(r.cfg.Seed, uint64(b.start), a)
 	u = make([]float64, d)
 	for k := range u {

@@ -34,6 +34,11 @@ type Options struct {
 	// Logf, when set, receives warnings and notes (torn journal line,
 	// random fallbacks).
 	Logf func(format string, args ...any)
+	// Flags, when set, are the command line's settings as the user gave
+	// them (flag name to value), kept in FlagsFile beside the
+	// configuration, so that a resume can take them (ReadFlags). The loop
+	// does not read them.
+	Flags map[string]string
 	// Context, when set, stops the run once done: nothing more is
 	// proposed, the evaluations still running are awaited and journaled
 	// (a task whose evaluations watch the same context gives them up,
@@ -174,6 +179,9 @@ type runner[O any] struct {
 	tr TrustRegion
 	// exhausted says why no novel object could be found (the run ends).
 	exhausted string
+	// clampNoted is 1 + the model version whose fits' clamped targets were
+	// noted (noteClamped); 0 for none.
+	clampNoted int
 	// jobs are the journaled jobs of a Submitter task, in journal order,
 	// an intent and its submission merged (by token).
 	jobs    []Job
@@ -340,6 +348,9 @@ func (r *runner[O]) open(data Data[O]) error {
 		if err := writeConfig(dir, r.cfg); err != nil {
 			return fmt.Errorf("bo: %w", err)
 		}
+	}
+	if err := writeFlags(dir, r.opts.Flags); err != nil {
+		return fmt.Errorf("bo: %w", err)
 	}
 	r.start(data)
 	if err := r.replay(recs); err != nil {

@@ -1,7 +1,8 @@
 // Package cliutil holds the command-line pieces that cmd/tlbo-native and the
 // tasks' own commands (task.RegisterCommand) share: the device, thread and
-// data-directory flags, reading inputs one per line, CPU time and peak
-// memory, and printing a libtorch profile. It only wires flags; no
+// data-directory flags, the range of every numeric flag (ranges.go: one
+// table, checked before any command runs), reading inputs one per line, CPU
+// time and peak memory, and printing a libtorch profile. It only wires flags; no
 // algorithm lives here.
 package cliutil
 
@@ -42,13 +43,12 @@ func DataDirFlag() cli.Flag {
 // so on a machine shared with other jobs its default of one thread per core
 // spent up to half of a single-threaded run's CPU time in the kernel.
 func SetupTorch(c *cli.Context) (torch.Device, error) {
+	// The range of --threads is checked with every flag's (CheckRanges).
 	if n := c.Int("threads"); n > 0 {
 		if err := torch.SetNumThreads(n); err != nil {
 			return torch.Device{}, err
 		}
 		openblas.SetThreads(n)
-	} else if n < 0 {
-		return torch.Device{}, fmt.Errorf("--threads %d: want >= 0", n)
 	}
 	dev, err := torch.ParseDevice(c.String("device"))
 	if err != nil {

@@ -104,13 +104,35 @@ func (nz Normalizer) InverseVec(dst, u []float64) {
 	}
 }
 
+// FenceSDs is where the standardiser's winsorisation fence stands: this
+// many robust standard deviations (1.4826 MAD, see NewStandardizer) from
+// the targets' median.
+const FenceSDs = 50
+
 // Standardizer maps targets to zero mean and unit variance: z = (y -
-// Mean)/Std, with the population standard deviation (as the reference).
+// Mean)/Std, with the population standard deviation (as the reference),
+// after clamping y to the fence [Lower, Upper] (winsorisation: see
+// NewStandardizer). The zero value, or one built with only Mean and Std,
+// has no fence.
 type Standardizer struct {
 	Mean, Std float64
+	// Lower and Upper are the fence (±Inf where it lies beyond the range
+	// of float64); Clamped counts the targets NewStandardizer clamped.
+	Lower, Upper float64
+	Clamped      int
+	fenced       bool
+	// exp is the power of two the arithmetic scales by (2^exp > max|y|),
+	// so that no difference or square of targets overflows.
+	exp int
 }
 
-// NewStandardizer returns the standardiser of y. Constant y gets Std 1.
+// NewStandardizer returns the standardiser of y, finite for any finite
+// targets (the package doc says how and why): targets farther than
+// FenceSDs robust standard deviations from their median are clamped there
+// (Clamped counts them), and the arithmetic is scaled by a power of two so
+// that no sum or square overflows. Constant targets get Std 1. NaN or Inf
+// is an error: the caller turns those into failures before they reach the
+// GP.
 func NewStandardizer(y []float64) (Standardizer, error) {
 	if len(y) == 0 {
 		return Standardizer{}, fmt.Errorf("gp: standardiser needs at least one target")
@@ -118,24 +140,88 @@ func NewStandardizer(y []float64) (Standardizer, error) {
 	if !allFinite(y) {
 		return Standardizer{}, fmt.Errorf("gp: targets contain NaN or Inf")
 	}
-	m, v := meanVar(y)
-	sd := math.Sqrt(v)
-	if !(sd > 0) {
-		sd = 1
+	big := 0.0
+	for _, v := range y {
+		big = math.Max(big, math.Abs(v))
 	}
-	return Standardizer{Mean: m, Std: sd}, nil
+	st := Standardizer{fenced: true}
+	if big > 0 {
+		_, st.exp = math.Frexp(big) // big < 2^exp
+	}
+	ys := make([]float64, len(y))
+	for i, v := range y {
+		ys[i] = math.Ldexp(v, -st.exp)
+	}
+	med, sr := robustScale(ys)
+	if !(sr > 0) {
+		// Constant targets: Std 1 (as ever), unscaled, the fence FenceSDs
+		// away.
+		return Standardizer{Mean: y[0], Std: 1, Lower: y[0] - FenceSDs, Upper: y[0] + FenceSDs, fenced: true}, nil
+	}
+	lo, hi := med-FenceSDs*sr, med+FenceSDs*sr
+	st.Lower, st.Upper = math.Ldexp(lo, st.exp), math.Ldexp(hi, st.exp)
+	for _, v := range ys {
+		if v < lo || v > hi {
+			st.Clamped++
+		}
+	}
+	if st.Clamped > 0 {
+		// Scale the clamped targets anew: their largest may be far below
+		// the outlier that set the scale.
+		big = 0
+		for i, v := range y {
+			y := math.Min(math.Max(v, st.Lower), st.Upper)
+			ys[i], big = y, math.Max(big, math.Abs(y))
+		}
+		_, st.exp = math.Frexp(big)
+		for i, v := range ys {
+			ys[i] = math.Ldexp(v, -st.exp)
+		}
+	}
+	m, v := meanVar(ys)
+	st.Mean, st.Std = math.Ldexp(m, st.exp), math.Ldexp(math.Sqrt(v), st.exp)
+	return st, nil
 }
 
-// Transform returns the standardised copy of y.
+// robustScale returns the median of y and its robust standard deviation
+// (see NewStandardizer): 0 for constant y.
+func robustScale(y []float64) (med, sr float64) {
+	s := slices.Clone(y)
+	slices.Sort(s)
+	med = Quantile(s, 0.5)
+	sum := 0.0
+	for i, v := range s {
+		s[i] = math.Abs(v - med)
+		sum += s[i]
+	}
+	slices.Sort(s)
+	if mad := Quantile(s, 0.5); mad > 0 {
+		return med, 1.4826 * mad
+	}
+	return med, 1.2533 * sum / float64(len(s))
+}
+
+// Transform returns the standardised copy of y, each target clamped to the
+// fence first.
 func (s Standardizer) Transform(y []float64) []float64 {
 	out := make([]float64, len(y))
 	for i, v := range y {
-		out[i] = (v - s.Mean) / s.Std
+		out[i] = s.transform(v)
 	}
 	return out
 }
 
-// Inverse maps a standardised mean and variance back to the scale of y.
+// transform standardises one target.
+func (s Standardizer) transform(v float64) float64 {
+	if s.fenced {
+		v = math.Min(math.Max(v, s.Lower), s.Upper)
+	}
+	return (math.Ldexp(v, -s.exp) - math.Ldexp(s.Mean, -s.exp)) / math.Ldexp(s.Std, -s.exp)
+}
+
+// Inverse maps a standardised mean and variance back to the scale of y
+// (±Inf where that lies beyond float64).
 func (s Standardizer) Inverse(mean, variance float64) (float64, float64) {
-	return s.Mean + s.Std*mean, s.Std * s.Std * variance
+	sd := math.Ldexp(s.Std, -s.exp)
+	return math.Ldexp(math.Ldexp(s.Mean, -s.exp)+sd*mean, s.exp), math.Ldexp(sd*sd*variance, 2*s.exp)
 }

@@ -2,6 +2,8 @@ package gp
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,5 +108,87 @@ func TestRegressorScore(t *testing.T) {
 	}
 	if _, _, err := reg.Score(mat.NewDense(3, 3, nil), []float64{1, 2, 3}); err == nil {
 		t.Error("Score accepted inputs of the wrong dimension")
+	}
+}
+
+// TestStandardizerExtremeTargets: any finite targets standardise to finite
+// values; one huge outlier is clamped to the fence and does not flatten
+// the rest, and targets that need no clamp are standardised exactly as by
+// the plain formulas.
+func TestStandardizerExtremeTargets(t *testing.T) {
+	ordinary := []float64{0.3, 1.2, -0.7, 2.5, 0.9, 1.1, -1.6, 0.4}
+	cases := []struct {
+		name    string
+		y       []float64
+		clamped int
+	}{
+		{"one -1e308", append([]float64{-1e308}, ordinary...), 1},
+		{"one +1e308", append([]float64{1e308}, ordinary...), 1},
+		{"±MaxFloat64", append([]float64{math.MaxFloat64, -math.MaxFloat64}, ordinary...), 2},
+		{"all huge", []float64{1e308, -1e308, 5e307, -5e307, 1.7e308}, 0},
+		{"all equal huge", []float64{-1e308, -1e308, -1e308}, 0},
+		{"all equal", []float64{7, 7, 7, 7}, 0},
+		{"single", []float64{-1e308}, 0},
+		{"tiny", []float64{1e-320, 3e-320, -2e-320, 5e-324}, 0},
+		{"ties and an outlier", []float64{1, 1, 1, 1, 1, 2, -1e308}, 0},
+	}
+	for _, c := range cases {
+		st, err := NewStandardizer(c.y)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		z := st.Transform(c.y)
+		for i, v := range z {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("%s: target %g standardises to %v", c.name, c.y[i], v)
+			}
+		}
+		if st.Clamped != c.clamped {
+			t.Errorf("%s: %d targets clamped, want %d", c.name, st.Clamped, c.clamped)
+		}
+		// A later target of any size (the kriging believer's) stays finite.
+		for _, v := range []float64{-math.MaxFloat64, math.MaxFloat64, 0} {
+			if z := st.Transform([]float64{v}); math.IsNaN(z[0]) || math.IsInf(z[0], 0) {
+				t.Errorf("%s: later target %g standardises to %v", c.name, v, z[0])
+			}
+		}
+	}
+
+	// The outlier does not flatten the others: at the fence it adds
+	// (FenceSDs σ_r)²/N to the variance of N targets, 0.83 σ² for 3000
+	// normal ones (σ_r ≈ σ), so their standardised spread shrinks by about
+	// 1/√1.83 = 0.74 (without the fence, by about 1e-306).
+	rng := rand.New(rand.NewPCG(1, 2))
+	normal := make([]float64, 3000)
+	for i := range normal {
+		normal[i] = rng.NormFloat64()
+	}
+	plain, _ := NewStandardizer(normal)
+	st, _ := NewStandardizer(append([]float64{-1e308}, normal...))
+	a, b := plain.Transform(normal), st.Transform(normal)
+	ratio := (slices.Max(b) - slices.Min(b)) / (slices.Max(a) - slices.Min(a))
+	if ratio < 0.7 || ratio > 0.78 {
+		t.Errorf("the outlier shrinks the others' spread by %g, want about 0.74", ratio)
+	}
+	if got := st.Transform([]float64{-1e308})[0]; !(got < slices.Min(b)) {
+		t.Errorf("the clamped outlier standardises to %g, not below the others (min %g)", got, slices.Min(b))
+	}
+
+	// Without a clamp the results are the plain formulas', bit for bit.
+	for _, y := range [][]float64{ordinary, normal, {3e100, -2e100, 1e99}} {
+		st, _ := NewStandardizer(y)
+		m, v := meanVar(y)
+		sd := math.Sqrt(v)
+		if st.Clamped != 0 || st.Mean != m || st.Std != sd {
+			t.Errorf("%v: mean %v std %v clamped %d, plain formulas %v %v", y, st.Mean, st.Std, st.Clamped, m, sd)
+		}
+		for i, z := range st.Transform(y) {
+			if want := (y[i] - m) / sd; z != want {
+				t.Errorf("%v: target %d standardises to %v, plain %v", y, i, z, want)
+			}
+		}
+		if mu, va := st.Inverse(0.5, 2); mu != m+sd*0.5 || va != sd*sd*2 {
+			t.Errorf("%v: inverse %v %v, plain %v %v", y, mu, va, m+sd*0.5, sd*sd*2)
+		}
 	}
 }

@@ -56,26 +56,19 @@ func (d *Defined[O, E]) Encode(env *Env, req EncodeRequest) error {
 }
 
 // encodable returns the examples of the objects the network can take and
-// their rows: all of them, or an error naming the first that fails, unless
-// req.SkipInvalid, which names each failure on env.Stderr and goes on.
+// their rows: all of them, or an error naming the first that fails
+// (1-based, as the file's objects are counted), unless req.SkipInvalid,
+// which names each failure on env.Stderr and goes on.
 func (d *Defined[O, E]) encodable(env *Env, req EncodeRequest, objs []O) ([]E, []int, error) {
-	if !req.SkipInvalid {
-		ex, err := d.examples(objs, nil, nil)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w (--skip-invalid writes a row of NaN for it instead)", req.In, err)
-		}
-		rows := make([]int, len(objs))
-		for i := range rows {
-			rows[i] = i
-		}
-		return ex, rows, nil
-	}
 	var ex []E
 	var rows []int
 	for i, o := range objs {
 		e, err := d.s.Example(o)
+		if err != nil && !req.SkipInvalid {
+			return nil, nil, fmt.Errorf("%s: object %d: %w (--skip-invalid writes a row of NaN for it instead)", req.In, i+1, err)
+		}
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s: object %d skipped: %v\n", req.In, i, err)
+			fmt.Fprintf(env.Stderr, "%s: object %d skipped: %v\n", req.In, i+1, err)
 			continue
 		}
 		ex, rows = append(ex, e), append(rows, i)

@@ -116,7 +116,7 @@ func ProgramOptions(own ...string) []Option {
 		StringOption(optExecutor, ExecutorLocal, ExecutorLocal+" (--evaluators copies of the program on this machine) or "+ExecutorSlurm+
 			" (each batch of evaluations a Slurm job array under RUN_DIR/slurm, on a filesystem the nodes share)", VerbOptimize),
 		StringOption(optSlurmArgs, "", "arguments of sbatch (e.g. \"--partition=short --mem=2G\"), split as a shell would, without one", VerbOptimize),
-		StringOption(optEvalTimeout, "0", "time limit of one evaluation (e.g. 90s, 10m; 0: none); on Slurm the array's --time", VerbOptimize),
+		DurationOption(optEvalTimeout, 0, "time limit of one evaluation (e.g. 90s, 10m; 0: none); on Slurm the array's --time", VerbOptimize),
 		IntOption(optEvalRetries, external.DefaultRetries, 0, "restarts of a program that exits while evaluating an object (local)", VerbOptimize),
 		IntOption(optFailFast, external.DefaultFailFast, 0, "stop the run, with an error naming the program, its exit status "+
 			"or signal and its last standard error, when the first N evaluations of the program all fail (error replies, crashes, "+
@@ -159,13 +159,7 @@ func externalRequest(env *Env, evaluators int) (ExternalRequest, error) {
 	} else {
 		return req, FailureScoreRequired()
 	}
-	if s := strings.TrimSpace(env.Opts.String(optEvalTimeout)); s != "" && s != "0" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return req, fmt.Errorf("--%s %q: want a duration such as 90s or 10m (0: none)", optEvalTimeout, s)
-		}
-		req.Timeout = d
-	}
+	req.Timeout = env.Opts.Duration(optEvalTimeout) // its range: the command line's
 	return req, nil
 }
 

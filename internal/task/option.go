@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 )
 
 // Verb names a command that takes a task's options. A task's option applies
@@ -37,6 +38,9 @@ const (
 	KindInt
 	// KindBool is a switch (--name, or --name=false).
 	KindBool
+	// KindDuration is a time span such as 90s or 10m (time.ParseDuration);
+	// its range is the command line's (cliutil's table of flag ranges).
+	KindDuration
 )
 
 // Option is a task's own setting, offered as a typed flag by the verbs it
@@ -45,8 +49,8 @@ type Option struct {
 	Name, Usage string
 	Kind        Kind
 	// Default is the value when the flag is not given: a string (KindString,
-	// KindFile), an int (KindInt) or a bool (KindBool); nil is the kind's
-	// zero value.
+	// KindFile), an int (KindInt), a bool (KindBool) or a time.Duration
+	// (KindDuration); nil is the kind's zero value.
 	Default any
 	// Min is the smallest value of a KindInt option.
 	Min int
@@ -69,6 +73,11 @@ func IntOption(name string, def, min int, usage string, verbs ...Verb) Option {
 	return Option{Name: name, Usage: usage, Kind: KindInt, Default: def, Min: min, Verbs: verbs}
 }
 
+// DurationOption returns a time-span option.
+func DurationOption(name string, def time.Duration, usage string, verbs ...Verb) Option {
+	return Option{Name: name, Usage: usage, Kind: KindDuration, Default: def, Verbs: verbs}
+}
+
 // BoolOption returns a switch, off by default.
 func BoolOption(name, usage string, verbs ...Verb) Option {
 	return Option{Name: name, Usage: usage, Kind: KindBool, Default: false, Verbs: verbs}
@@ -87,6 +96,8 @@ func (o Option) Zero() any {
 		return 0
 	case KindBool:
 		return false
+	case KindDuration:
+		return time.Duration(0)
 	}
 	return ""
 }
@@ -124,6 +135,10 @@ func (o Option) Check(v any) error {
 	case KindBool:
 		if _, ok := v.(bool); !ok {
 			return bad("want true or false")
+		}
+	case KindDuration:
+		if _, ok := v.(time.Duration); !ok {
+			return bad("want a duration such as 90s or 10m")
 		}
 	}
 	return nil
@@ -163,6 +178,12 @@ func (v Values) String(name string) string {
 func (v Values) Int(name string) int {
 	n, _ := v[name].(int)
 	return n
+}
+
+// Duration returns a time-span option's value.
+func (v Values) Duration(name string) time.Duration {
+	d, _ := v[name].(time.Duration)
+	return d
 }
 
 // Bool returns a switch's value.

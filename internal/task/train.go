@@ -265,6 +265,11 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	if err := d.bind(env, net); err != nil {
 		return err
 	}
+	if req.Resume {
+		if err := completeBest(env, tr, req.Out, saved); err != nil {
+			return err
+		}
+	}
 	train, val, source, err := d.trainingData(env, req, obj.Maximize())
 	if err != nil {
 		return err
@@ -314,6 +319,39 @@ func (d *Defined[O, E]) Train(env *Env, req TrainRequest) error {
 	}
 	fmt.Fprintf(env.Stdout, "checkpoint %s (best validation: %s; + %s, %s; latest epoch for --resume: %s)\n", req.Out, best,
 		models.HeaderPath(req.Out), models.AdamPath(req.Out), LastPath(req.Out))
+	return nil
+}
+
+// completeBest writes the best-validation checkpoint out again from the
+// trainer tr, just resumed from the latest epoch's checkpoint whose state is
+// st, when that epoch was the best (st.Best) and out does not hold it: the
+// training was cut off (a full disk, a kill) while saving out after saving
+// the latest epoch, so that out is missing, partly written or an earlier
+// epoch's. Without this, a resume of a finished training found nothing to
+// train and no checkpoint to report on.
+func completeBest[E any](env *Env, tr *models.Trainer[E], out string, st *models.TrainingState) error {
+	if st == nil || !st.Best || st.EpochStep != 0 || resumeFrom(out) == out {
+		return nil
+	}
+	h, err := models.ReadHeader(out, "")
+	complete := err == nil && h.Training != nil && h.Training.Epoch == st.Epoch && h.Training.Step == st.Step
+	for _, f := range []string{out, models.AdamPath(out)} {
+		if _, err := os.Stat(f); err != nil {
+			complete = false
+		}
+	}
+	if complete {
+		return nil
+	}
+	rep := &models.EpochReport{Epoch: st.Epoch, Val: st.Val, Best: true}
+	if st.Train != nil {
+		rep.Train = *st.Train
+	}
+	if err := tr.Save(out, rep); err != nil {
+		return fmt.Errorf("resume: complete %s from %s: %w", out, LastPath(out), err)
+	}
+	fmt.Fprintf(env.Stderr, "note: %s did not hold epoch %d, the best so far, whose save was cut off: written again from %s\n",
+		out, st.Epoch, LastPath(out))
 	return nil
 }
 

@@ -291,7 +291,10 @@ func report(env *task.Env, net models.VAE[models.Dense], val []models.Dense, opt
 }
 
 // ReadLines reads a text file of expressions, one per line (blank lines
-// skipped), in canonical spaced form; a bad line is an error naming it.
+// skipped), in canonical spaced form; a line outside the grammar is kept as
+// written, so that encoding refuses it as one object (naming it, its
+// error, and --skip-invalid, which encodes the others) rather than failing
+// the file here.
 func ReadLines(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -303,8 +306,8 @@ func ReadLines(path string) ([]string, error) {
 		return nil, err
 	}
 	for i, l := range lines {
-		if lines[i], err = Canonical(l); err != nil {
-			return nil, fmt.Errorf("%s: expression %d %q: %w", path, i+1, l, err)
+		if c, err := Canonical(l); err == nil {
+			lines[i] = c
 		}
 	}
 	return lines, nil

@@ -195,8 +195,8 @@ func TestTrainSynthetic(t *testing.T) {
 	// of NaN for it.
 	bad, zb := filepath.Join(t.TempDir(), "bad.smi"), filepath.Join(t.TempDir(), "zb.npy")
 	writeLines(t, bad, []string{sampleSmiles[0], "Cc1cccn2c(=O)c(C(=O)NC[C@H]3CCO[C@@H]3C(C)C)cnc12", sampleSmiles[1]})
-	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: bad, Out: zb}); err == nil || !strings.Contains(err.Error(), "object 1") {
-		t.Errorf("encode of an unkekulizable molecule: %v, want an error naming object 1", err)
+	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: bad, Out: zb}); err == nil || !strings.Contains(err.Error(), "object 2:") {
+		t.Errorf("encode of an unkekulizable molecule (the second): %v, want an error naming object 2", err)
 	}
 	if err := tk.Encode(env, task.EncodeRequest{VAE: out, In: bad, Out: zb, SkipInvalid: true}); err != nil {
 		t.Fatal(err)
