@@ -86,6 +86,7 @@ func benchBOStepCommand() *cli.Command {
 		&cli.IntFlag{Name: "restarts", Value: 10, Usage: "restarts of the EI maximisation"},
 		&cli.IntFlag{Name: "warm-iter", Usage: "L-BFGS iterations of the warm refit (0: gp's default)"},
 		&cli.StringFlag{Name: "acq", Value: "ei", Usage: "ei or logei"},
+		&cli.BoolFlag{Name: "sequential", Usage: "refine the restarts one after another (the path before lockstep batches)"},
 	)
 	return &cli.Command{
 		Name: "bo-step",
@@ -137,7 +138,7 @@ func benchBOStepCommand() *cli.Command {
 				t1 := time.Now()
 				f := acq.Acquisition{Model: model, Kind: kind, BestF: acq.QuantileBest(yr, 0.9)}
 				res, err := acq.Maximize(f, lower, upper, acq.Options{
-					RawSamples: c.Int("raw-samples"), Restarts: c.Int("restarts"), Seed: uint64(r),
+					RawSamples: c.Int("raw-samples"), Restarts: c.Int("restarts"), Seed: uint64(r), Sequential: c.Bool("sequential"),
 				})
 				if err != nil {
 					return err

@@ -126,7 +126,7 @@ func TestTaskCommands(t *testing.T) {
 		return c
 	}
 	for _, path := range [][]string{{"topology", "solve"}, {"molecule", "tree"}, {"plot", "latent-map"}, {"bench", "jtvae-step"},
-		{"bench", "gvae-step"}, {"bench", "vocab-coverage"}, {"bench", "cache-measure"}, {"bench", "sgpr-eval"}, {"bench", "bo-step"},
+		{"bench", "gvae-step"}, {"bench", "vocab-coverage"}, {"bench", "cache-measure"}, {"bench", "sgpr-eval"}, {"bench", "bo-step"}, {"bench", "loop"},
 		{"checkpoint", "import"}, {"analyze", "gp-loglik"}, {"data", "molecule"}, {"score", "topology"}, {"encode"}, {"train"}} {
 		if find(app.Commands, path...) == nil {
 			t.Errorf("no command %s", strings.Join(path, " "))

@@ -102,12 +102,13 @@ func withTaskCommands(cmds []*cli.Command) []*cli.Command {
 	return cmds
 }
 
-// benchCommand groups the micro-benchmarks; each prints "<name>_ms <median>"
-// as its last line. The tasks add theirs (gvae-step, jtvae-step, ...).
+// benchCommand groups the micro-benchmarks, each of which prints
+// "<name>_ms <median>" as its last line, and the measurements of runs and
+// data structures. The tasks add theirs (gvae-step, jtvae-step, ...).
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "bench",
 		Usage:       "time a hot path and print its median milliseconds, or measure a task's data structures",
-		Subcommands: []*cli.Command{benchSGPREvalCommand(), benchBOStepCommand(), benchEvaluatorsCommand()},
+		Subcommands: []*cli.Command{benchSGPREvalCommand(), benchBOStepCommand(), benchEvaluatorsCommand(), benchLoopCommand()},
 	}
 }

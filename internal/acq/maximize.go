@@ -31,6 +31,11 @@ type Options struct {
 	// Tol is the projected-gradient tolerance relative to the box width and
 	// the function scale (default 1e-6).
 	Tol float64
+	// Sequential refines the restarts one after another with f.Eval even
+	// when f is a GradBatchFunction, whose restarts are otherwise refined
+	// in lockstep (the same iterations; for a GradBatchModel's acquisition,
+	// values to the rounding of reordered dot products, far cheaper).
+	Sequential bool
 }
 
 // The defaults of Options: BoTorch's usual raw_samples and num_restarts, as the
@@ -75,8 +80,9 @@ type Result struct {
 // Maximize maximises f over the box [lower, upper]: it evaluates
 // opts.RawSamples scrambled-Halton points (in one batch when f is a
 // BatchFunction), refines opts.Restarts of them picked by opts.Selection
-// (and opts.Starts) with a projected L-BFGS method that respects the bounds,
-// and returns the best point. It calls f from a single goroutine and is deterministic for a
+// (and opts.Starts) with a projected L-BFGS method that respects the bounds
+// (all restarts in lockstep, one batch a step, when f is a
+// GradBatchFunction), and returns the best point. It calls f from a single goroutine and is deterministic for a
 // given seed.
 func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) {
 	d := len(lower)
@@ -114,10 +120,10 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 	}
 	best := Result{Value: math.Inf(-1)}
 	p := newProjected(f, lower, upper, opts)
-	for _, x0 := range starts {
-		x, v := p.run(x0)
-		if v > best.Value || best.X == nil {
-			best.X, best.Value = x, v
+	xs, vals := p.refine(starts, opts.Sequential)
+	for i, x := range xs {
+		if vals[i] > best.Value || best.X == nil {
+			best.X, best.Value = x, vals[i]
 		}
 	}
 	best.Evaluations = evals + p.evals

@@ -292,6 +292,12 @@ func readJournal(path string) (recs []record, size int64, torn string, err error
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("read journal: %w", err)
 	}
+	return parseJournal(path, b)
+}
+
+// parseJournal parses the journal text b, read from path, as readJournal
+// does.
+func parseJournal(path string, b []byte) (recs []record, size int64, torn string, err error) {
 	lineNo := 0
 	for len(b[size:]) > 0 {
 		rest := b[size:]
