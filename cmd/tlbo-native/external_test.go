@@ -20,7 +20,7 @@ import (
 )
 
 // TestProgramObjective runs optimize with a program as the objective, as
-// the README shows: examples/per_file.sh around a shell script that scores
+// docs/objectives.md shows: examples/per_file.sh around a shell script that scores
 // an expression by its length and appends it to a file, so that the test
 // sees what the program received and how often. The labelled start is 6
 // expressions of the data set scored by the program (--initial); every

@@ -64,6 +64,7 @@ func newApp() *cli.App {
 			analyzeCommand(),
 			encodeCommand(),
 			decodeCommand(),
+			docsCommand(),
 		},
 	}
 	app.Commands = withTaskCommands(app.Commands)

@@ -274,7 +274,7 @@ func benchVocabCoverageCommand() *cli.Command {
 		Usage: "count the first N ZINC molecules whose junction-tree clusters are all in the vocabulary",
 		Description: "By kekulé SMILES alone (an exact lookup) and as featurisation labels clusters (kekulé, else\n" +
 			"canonical SMILES), with the clusters still missing and how many molecules each costs. The shipped\n" +
-			"vocabulary was written by an older RDKit; the README quotes this count for the first 10,000.",
+			"vocabulary was written by an older RDKit; docs/performance.md quotes this count for the first 10,000.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "n", Value: 10000, Usage: "molecules of ZINC250K measured, in file order"},
 			&cli.BoolFlag{Name: "rdkit-log", Usage: "let RDKit print its own log lines on stderr"},
@@ -395,7 +395,7 @@ func benchCacheMeasureCommand() *cli.Command {
 		Usage: "compare featurising the first N ZINC molecules with reading them back from the featurisation cache",
 		Description: "Featurises the molecules into a new cache (--dir, else a temporary directory removed after), reads\n" +
 			"them back, and reports the CPU time of both (the same on any number of workers), the cache's size on\n" +
-			"disk, and the Go heap the read examples hold packed and unpacked (the README quotes these for 1,000).",
+			"disk, and the Go heap the read examples hold packed and unpacked (docs/performance.md quotes these for 1,000).",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "n", Value: 1000, Usage: "molecules of ZINC250K measured, in file order"},
 			&cli.IntFlag{Name: "workers", Usage: "goroutines featurising (0: all CPUs)"},
