@@ -306,8 +306,11 @@ main_job() {
   local out=${RUN_DIR:-runs/main}
   mkdir -p "$out"
   bin/tlbo-native version
+  # --resume only where a run is: on a directory that holds none it is an error.
+  local resume=()
+  [ -f "$out/tlbo-t/config.json" ] && resume=(--resume)
   bin/tlbo-native optimize --task expression --vae pretrained/expression-t.pt --elbo t --budget 100 --retrain-every 50 \
-    --n-best 500 --n-rand 100 --inducing 100 --threads 1 --seed 0 --run-dir "$out/tlbo-t" --resume
+    --n-best 500 --n-rand 100 --inducing 100 --threads 1 --seed 0 --run-dir "$out/tlbo-t" "${resume[@]}"
   echo "plot: $out/tlbo-t/best.png"
 }
 

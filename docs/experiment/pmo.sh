@@ -96,7 +96,7 @@ for task in "${tasks[@]}"; do
       dir="$out/$task/$method-seed$seed"
       run_once "$dir" "$mloop" "$task $method seed $seed" "$bin" optimize --task molecule --vae "$vae" \
         --objective "$task" --initial "$minitial" --budget "$mloop" --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" \
-        --resume "${args[@]}" "${dataf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
+        $(resume_flag "$dir") "${args[@]}" "${dataf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
     done
   done
 done

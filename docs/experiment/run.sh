@@ -59,7 +59,7 @@ for seed in "${seeds[@]}"; do
     esac
     dir="$out/$method-seed$seed"
     run_once "$dir" "$budget" "$method seed $seed" "$bin" optimize --task "$task" --data-dir "$data" --budget "$budget" \
-      --device cpu --threads 1 --resume "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
+      --device cpu --threads 1 $(resume_flag "$dir") "${args[@]}" "${taskf[@]}" "${optf[@]}" --seed "$seed" --run-dir "$dir"
   done
 done
 "$bin" plot --title "$task task, budget $budget, r = 50, k = 1e-3" --out "$out/$task.png" "$out"/*-seed*/

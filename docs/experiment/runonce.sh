@@ -26,3 +26,9 @@ run_once() {
   *) echo "$label: FAILED (exit status $status), see $dir.log" >&2 ;;
   esac
 }
+
+# resume_flag DIR: --resume when DIR holds a run (optimize refuses --resume on a
+# directory that holds none), nothing otherwise.
+resume_flag() {
+  if [ -f "$1/config.json" ] || [ -f "$1/journal.jsonl" ]; then echo --resume; fi
+}
