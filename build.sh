@@ -25,8 +25,10 @@ TLBO_CACHE=${TLBO_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tlbo-native}
 APT_PACKAGES=(libtorch-dev cmake g++ make pkg-config libopenblas-dev liblapacke-dev git ca-certificates
   librdkit-dev rdkit-data libboost-dev libcairo2-dev libgoogle-perftools-dev)
 # What ./build.sh test adds: the one-node Slurm cluster of testdata/slurm/start.sh, which
-# internal/external's integration test submits job arrays to.
-TEST_APT_PACKAGES=(slurm-wlm munge)
+# internal/external's integration test submits job arrays to, and the headless browser of
+# internal/dashboard's browser test (which then must run: TLBO_REQUIRE_BROWSER=1).
+TEST_APT_PACKAGES=(slurm-wlm munge chromium)
+SLURM_APT_PACKAGES=(slurm-wlm munge)
 # The tag that drops the checkout's default build/ from the #cgo lines (torch/cgo.go):
 # this script passes the library directory itself.
 GO_TAG=tlbo_libdir
@@ -201,8 +203,8 @@ install_to() {
 }
 
 # start_slurm: a Slurm cluster for internal/external's integration test: one that answers
-# already, else the one-node cluster of testdata/slurm/start.sh (slurm-wlm and munge installed
-# first). TLBO_SKIP_SLURM=1 installs and starts nothing, and the test says it skips.
+# already, else the one-node cluster of testdata/slurm/start.sh (slurm-wlm and munge installed by
+# install_test_deps). TLBO_SKIP_SLURM=1 installs and starts nothing, and the test says it skips.
 start_slurm() {
   if [ "${TLBO_SKIP_SLURM:-}" = 1 ]; then
     say "TLBO_SKIP_SLURM=1: no Slurm cluster; the Slurm integration test is skipped"
@@ -211,13 +213,22 @@ start_slurm() {
   if command -v sinfo >/dev/null && [ -n "$(timeout 10 sinfo -h -t idle,mixed,allocated -o %n 2>/dev/null)" ]; then
     return
   fi
-  local missing=() p sudo=""
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo testdata/slurm/start.sh
+}
+
+# install_test_deps installs TEST_APT_PACKAGES that are missing (the Slurm ones only when
+# Slurm is not skipped).
+install_test_deps() {
+  local missing=() p
   for p in "${TEST_APT_PACKAGES[@]}"; do
+    if [ "${TLBO_SKIP_SLURM:-}" = 1 ] && [[ " ${SLURM_APT_PACKAGES[*]} " == *" $p "* ]]; then
+      continue
+    fi
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo testdata/slurm/start.sh
 }
 
 # runpath FILE: the DT_RUNPATH (or DT_RPATH) of an ELF file.
@@ -326,8 +337,9 @@ case "$cmd" in
     check_tidy
     check_runpaths
     go vet ./...
+    install_test_deps
     start_slurm
-    go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m ./...
+    TLBO_REQUIRE_BROWSER=1 go test "$(go_rpath "$LIB_DIR")" -count=1 -timeout 60m ./...
     test_other_kernels
     ;;
   install)

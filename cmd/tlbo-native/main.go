@@ -60,6 +60,7 @@ func newApp() *cli.App {
 			scoreCommand(),
 			optimizeCommand(),
 			plotCommand(),
+			serveCommand(),
 			trainCommand(),
 			analyzeCommand(),
 			encodeCommand(),
