@@ -128,6 +128,14 @@ func (d *Defined[O, E]) loadNetwork(env *Env, path string) (models.VAE[E], model
 	return net, h, nil
 }
 
+// materialise completes examples left to be made on demand (Spec.Materialise).
+func (d *Defined[O, E]) materialise(ex []E) ([]E, error) {
+	if d.s.Materialise == nil {
+		return ex, nil
+	}
+	return d.s.Materialise(ex)
+}
+
 // examples converts objects into network examples, reusing cached ones.
 func (d *Defined[O, E]) examples(objs []O, cache map[string]E, key func(O) string) ([]E, error) {
 	out := make([]E, len(objs))

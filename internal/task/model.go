@@ -3,6 +3,7 @@ package task
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -108,6 +109,9 @@ func (m *Model[O, E]) Accept(obj O) error {
 // Encode returns the encoder means of objs, one row per object.
 func (m *Model[O, E]) Encode(objs []O) (*mat.Dense, error) {
 	ex, err := m.d.examples(objs, m.example, m.key)
+	if err == nil {
+		ex, err = m.d.materialise(ex)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
@@ -153,12 +157,44 @@ func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, err
 	}
 	m.tr.Restart(req.Seed)
 	steps := max(1, int(math.Floor(req.Epochs*float64(m.tr.StepsPerEpoch(len(ex))))))
+	var merr error
+	if m.d.s.Materialise != nil {
+		// Only the examples drawn into a mini-batch are made, as they are
+		// drawn; making them draws nothing from the sampler, so the batches
+		// are those of examples made beforehand.
+		defer func(aug models.Augment[E]) { m.tr.Augment = aug }(m.tr.Augment)
+		m.tr.Augment = materialiseBatch(m.d.s.Materialise, m.tr.Augment, &merr)
+	}
 	l, err := m.tr.TrainSteps(models.Data[E]{Examples: ex, Labels: req.Scores, Weights: req.Weights}, steps, nil)
 	m.net.SetTraining(false)
+	if merr != nil {
+		err = merr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("retrain: %w", err)
 	}
 	return map[string]float64{"total": l.Total, "rec": l.Rec, "kl": l.KL, "pred": l.Pred, "metric": l.Metric, "beta": l.Beta}, nil
+}
+
+// materialiseBatch returns the retraining Augment that completes each
+// mini-batch with mat before aug (if any). When mat fails, it keeps the
+// error in *failed and returns an empty batch, which the trainer refuses,
+// ending the retraining.
+func materialiseBatch[E any](mat func([]E) ([]E, error), aug models.Augment[E], failed *error) models.Augment[E] {
+	return func(batch []E, rng *rand.Rand) []E {
+		if *failed != nil {
+			return nil
+		}
+		out, err := mat(batch)
+		if err != nil {
+			*failed = err
+			return nil
+		}
+		if aug != nil {
+			out = aug(out, rng)
+		}
+		return out
+	}
 }
 
 // Save writes the model's weights (VAE and target predictor).

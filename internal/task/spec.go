@@ -245,6 +245,11 @@ type Spec[O, E any] struct {
 	// Augment, when set, transforms each retraining mini-batch (e.g. the
 	// topology task's rotations and flips).
 	Augment models.Augment[E]
+	// Materialise, when set, completes the examples that Example left to be
+	// made on demand (the molecule task's data-set molecules, featurised the
+	// first time an encoding or a retraining mini-batch needs them); it
+	// returns the others as they are. Optional.
+	Materialise func(ex []E) ([]E, error)
 	// Report prints the trained network's quality on validation examples
 	// (optional).
 	Report func(env *Env, net models.VAE[E], val []E, opts ReportOptions) error

@@ -93,6 +93,9 @@ type packedShard struct {
 	Smiles []string
 	Packed [][]byte // nil where the molecule has an error
 	Errors []string // "" where the example is good
+	// Made marks the molecules made so far in a part file (lazy.go); nil
+	// in a whole shard, whose gob then has no such field.
+	Made []bool
 }
 
 // shard is the content of a shard file written before 2026-11-27, with
@@ -288,16 +291,23 @@ func cacheRoot(option, dataPath, ext string) string {
 // --cache-dir (none: not at all; examples are then made as they are asked
 // for) and keeps them for example. It returns the molecules that could be
 // featurised, with their scores, and says on stderr how many were left out.
-func useCache(env *task.Env, dataPath string, smiles []string, scores []float64) ([]string, []float64, error) {
+func useCache(env *task.Env, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
 	root := cacheRoot(env.Opts.String(optCacheDir), dataPath, ".examples")
 	bound.Lock()
 	unbound := bound.f == nil
+	bound.cached, bound.lazy = nil, nil
 	bound.Unlock()
 	if root == "" || unbound { // no network bound: examples are made as they are asked for
-		bound.Lock()
-		bound.cached = nil
-		bound.Unlock()
 		return smiles, scores, nil
+	}
+	if env.Opts.String(optFeaturise) == FeaturiseOnDemand {
+		if clusters != nil {
+			return lazyData(env, root, dataPath, smiles, scores, clusters)
+		}
+		if env.Stderr != nil {
+			fmt.Fprintf(env.Stderr, "molecule data set: %s has no %s array (made by an earlier data molecule): featurising the whole training split; "+
+				"make the data again for featurisation on demand\n", dataPath, ClusterArray)
+		}
 	}
 	cached, f, err := readCache(env, root, dataPath, smiles)
 	if err != nil {
@@ -315,13 +325,63 @@ func useCache(env *task.Env, dataPath string, smiles []string, scores []float64)
 			first = cached[i].Err
 		}
 	}
-	if first != nil && env.Stderr != nil {
-		fmt.Fprintf(env.Stderr, "molecule data set: %d of %d training molecules cannot be featurised over the vocabulary and are left out (the first: %v)\n",
-			len(smiles)-len(keep), len(smiles), first)
-	}
+	leftOut(env, len(smiles)-len(keep), len(smiles), first)
 	bound.Lock()
 	if bound.f == f {
 		bound.cached = m
+	}
+	bound.Unlock()
+	return keep, y, nil
+}
+
+// leftOut says on stderr how many training molecules cannot be featurised.
+func leftOut(env *task.Env, n, of int, first error) {
+	if first != nil && env.Stderr != nil {
+		fmt.Fprintf(env.Stderr, "molecule data set: %d of %d training molecules cannot be featurised over the vocabulary and are left out (the first: %v)\n",
+			n, of, first)
+	}
+}
+
+// lazyData is useCache with featurisation on demand (lazy.go): it keeps
+// the molecules featurised in the cache, those not made yet whose clusters
+// the vocabulary labels, and binds the cache for example and materialise.
+func lazyData(env *task.Env, root, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
+	digest, err := task.FileDigest(dataPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	bound.Lock()
+	f := bound.f
+	bound.Unlock()
+	c, err := openLazy(CacheOptions{Dir: root, DataDigest: digest, Workers: env.Opts.Int(optWorkers), Log: env.Stderr}, f, smiles)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)
+	}
+	memo := map[string]error{}
+	var keep []string
+	var y []float64
+	var first error
+	made := 0
+	for i, s := range smiles {
+		err := labelled(f, clusters[i], memo)
+		if c.done[i] {
+			err = c.made[i].Err
+			made++
+		}
+		if err == nil {
+			keep, y = append(keep, s), append(y, scores[i])
+		} else if first == nil {
+			first = err
+		}
+	}
+	leftOut(env, len(smiles)-len(keep), len(smiles), first)
+	if env.Stderr != nil {
+		fmt.Fprintf(env.Stderr, "featurisation cache %s: %d of %d training molecules made; the others are featurised as the run needs them\n",
+			c.dir, made, len(smiles))
+	}
+	bound.Lock()
+	if bound.f == f {
+		bound.lazy = c
 	}
 	bound.Unlock()
 	return keep, y, nil

@@ -326,14 +326,22 @@ func summarise(smiles []string, split []int, res []result) *BuildReport {
 	return rep
 }
 
+// ClusterArray is the molecules.npz array of each molecule's junction-tree
+// clusters (their kekulé SMILES, space-separated; "" where decomposition
+// failed): with it, optimize tells which molecules a vocabulary labels
+// without featurising them (featurisation on demand).
+const ClusterArray = "clusters"
+
 // writeData writes the data set: SMILES as in ZINC, canonical SMILES without
 // stereo, penalised logP (FailureScore where it failed), split (0 train, 1
-// valid, 2 test) and whether every stage succeeded.
+// valid, 2 test), whether every stage succeeded and the clusters.
 func writeData(path string, smiles []string, split []int, res []result, extra ...numpy.Array) error {
 	n := len(smiles)
 	canon, score, sp, ok := make([]string, n), make([]float64, n), make([]int64, n), make([]bool, n)
+	clusters := make([]string, n)
 	for i, r := range res {
 		canon[i], sp[i], ok[i] = r.canonical, int64(split[i]), r.fail == nil
+		clusters[i] = strings.Join(r.clusters, " ")
 		score[i] = r.score
 		if r.canonical == "" || (r.fail != nil && r.fail.Stage == "score") {
 			score[i] = FailureScore
@@ -345,6 +353,7 @@ func writeData(path string, smiles []string, split []int, res []result, extra ..
 		{Name: "score", Shape: []int{n}, Data: score},
 		{Name: "split", Shape: []int{n}, Data: sp},
 		{Name: "ok", Shape: []int{n}, Data: ok},
+		{Name: ClusterArray, Shape: []int{n}, Data: clusters},
 	}, extra...))
 }
 

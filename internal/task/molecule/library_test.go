@@ -59,7 +59,7 @@ func TestImportSmiles(t *testing.T) {
 		t.Errorf("stderr %q: want the unusable molecule named with its line", stderr.String())
 	}
 	path := filepath.Join(out, DataFileName)
-	smiles, scores, err := readTrainSplit(path)
+	smiles, scores, _, err := readTrainSplit(path)
 	if err != nil {
 		t.Fatal(err)
 	}

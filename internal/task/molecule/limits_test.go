@@ -83,7 +83,7 @@ func TestImportHostileMolecules(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q: want 2 failed, the first named with its line and reason, cut short", stdout.String(), cut(stderr.String()))
 	}
 	path := filepath.Join(out, DataFileName)
-	smiles, _, err := readTrainSplit(path)
+	smiles, _, _, err := readTrainSplit(path)
 	if err != nil {
 		t.Fatal(err)
 	}

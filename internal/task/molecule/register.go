@@ -37,6 +37,7 @@ const (
 	optObjective = task.ObjectiveOption
 	optInitial   = task.InitialOption
 	optSmiles    = "smiles"
+	optFeaturise = "featurise"
 )
 
 // Defaults are the molecule task's hyperparameters (docs/design.md: the
@@ -92,6 +93,10 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			task.StringOption(optCacheDir, "", "cache of the featurised training molecules and of their scores under an --objective other than plogp "+
 				"(default: next to the data set, DIR/molecules.examples and DIR/molecules.scores; none: off)",
 				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
+			task.StringOption(optFeaturise, FeaturiseOnDemand, "featurise the training split's molecules "+FeaturiseOnDemand+
+				" (each the first time the GP's points or a retraining mini-batch need it, into the cache of --"+optCacheDir+
+				"; needs a data file of this release's data molecule) or "+FeaturiseFull+" (all of them first, as train does); "+
+				"the run's queries are the same either way", task.VerbOptimize),
 			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
 				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
 				"molecules are scored once and cached (--cache-dir); optimize also takes "+task.CommandPrefix+"\"CMD ARGS\", your program "+
@@ -114,6 +119,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		BuildData:    buildData,
 		Score:        scoreArgs,
 		Example:      example,
+		Materialise:  materialise,
 		Bind:         bind,
 		NewNetwork:   newNetwork,
 		Decode:       decode,
@@ -139,6 +145,7 @@ var bound struct {
 	vocab  Vocab
 	f      *Featuriser
 	cached map[string]Cached
+	lazy   *lazyCache // the data set's featurisation on demand (lazy.go), or nil
 }
 
 // bind makes the vocabulary of the verb's network the featuriser's, so that
@@ -175,7 +182,7 @@ func bindVocab(v Vocab) {
 	bound.Lock()
 	defer bound.Unlock()
 	if bound.f == nil || !slices.Equal(bound.vocab, v) {
-		bound.f, bound.vocab, bound.cached = NewFeaturiser(v), slices.Clone(v), nil
+		bound.f, bound.vocab, bound.cached, bound.lazy = NewFeaturiser(v), slices.Clone(v), nil, nil
 	}
 }
 
@@ -219,16 +226,33 @@ func sameClusters(a, b Vocab) error {
 // featurises it.
 func example(smiles string) (jtvae.Example, error) {
 	bound.Lock()
-	f := bound.f
+	f, lazy := bound.f, bound.lazy
 	c, ok := bound.cached[smiles]
 	bound.Unlock()
 	if ok {
 		return c.Example, c.Err
 	}
+	if lazy != nil {
+		if c, ok := lazy.lookup(smiles); ok {
+			return c.Example, c.Err
+		}
+	}
 	if f == nil {
 		return jtvae.Example{}, fmt.Errorf("molecule %q: no vocabulary bound (give --%s)", smiles, optVocab)
 	}
 	return f.Featurise(smiles)
+}
+
+// materialise featurises the data-set molecules of ex that example left to
+// be made on demand (lazy.go).
+func materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
+	bound.Lock()
+	lazy := bound.lazy
+	bound.Unlock()
+	if lazy == nil || !slices.ContainsFunc(ex, isPlaceholder) {
+		return ex, nil
+	}
+	return lazy.materialise(ex)
 }
 
 // vocabulary returns the vocabulary of --vocab, else the data directory's
@@ -300,7 +324,7 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 		}
 	}
 	if path != "" {
-		smiles, scores, err := readTrainSplit(path)
+		smiles, scores, clusters, err := readTrainSplit(path)
 		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
 			switch {
 			case errors.Is(err, os.ErrNotExist):
@@ -311,7 +335,7 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 				if scores, err = readUserScores(path); err != nil {
 					return nil, nil, "", err
 				}
-				smiles, scores, err = useCache(env, path, smiles, scores)
+				smiles, scores, err = useCache(env, path, smiles, scores, clusters)
 				return smiles, scores, fmt.Sprintf("%s, training split of %d, the file's own scores", path, len(smiles)), err
 			case env.Opts.Int(optInitial) > 0:
 				return initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
@@ -321,7 +345,7 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 					return nil, nil, "", err
 				}
 			}
-			smiles, scores, err = useCache(env, path, smiles, scores)
+			smiles, scores, err = useCache(env, path, smiles, scores, clusters)
 			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)) + scoredBy(obj), err
 		}
 	} else if !env.Synthetic {
@@ -354,12 +378,12 @@ func scoredBy(obj Objective) string {
 	return ", scored by " + obj.Name()
 }
 
-// readTrainSplit reads the training split's SMILES and scores from a
-// molecules.npz of Build.
-func readTrainSplit(path string) ([]string, []float64, error) {
+// readTrainSplit reads the training split's SMILES, scores and clusters
+// (nil when the file has no ClusterArray) from a molecules.npz of Build.
+func readTrainSplit(path string) ([]string, []float64, []string, error) {
 	arrays, err := numpy.ReadNPZ(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	f := map[string]any{}
 	for _, a := range arrays {
@@ -370,23 +394,30 @@ func readTrainSplit(path string) ([]string, []float64, error) {
 	split, ok3 := f["split"].([]int64)
 	good, ok4 := f["ok"].([]bool)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return nil, nil, fmt.Errorf("%s: want arrays smiles (str), score (float64), split (int64), ok (bool)", path)
+		return nil, nil, nil, fmt.Errorf("%s: want arrays smiles (str), score (float64), split (int64), ok (bool)", path)
 	}
 	n := len(smiles)
 	if len(score) != n || len(split) != n || len(good) != n {
-		return nil, nil, fmt.Errorf("%s: arrays of %d, %d, %d, %d entries", path, n, len(score), len(split), len(good))
+		return nil, nil, nil, fmt.Errorf("%s: arrays of %d, %d, %d, %d entries", path, n, len(score), len(split), len(good))
 	}
-	var s []string
+	clusters, hasClusters := f[ClusterArray].([]string)
+	if _, there := f[ClusterArray]; there && (!hasClusters || len(clusters) != n) {
+		return nil, nil, nil, fmt.Errorf("%s: array %s: want %d strings", path, ClusterArray, n)
+	}
+	var s, c []string
 	var y []float64
 	for i := range smiles {
 		if split[i] == splitTrain && good[i] {
 			s, y = append(s, smiles[i]), append(y, score[i])
+			if hasClusters {
+				c = append(c, clusters[i])
+			}
 		}
 	}
 	if len(s) == 0 {
-		return nil, nil, fmt.Errorf("%s: no usable training molecule", path)
+		return nil, nil, nil, fmt.Errorf("%s: no usable training molecule", path)
 	}
-	return s, y, nil
+	return s, y, c, nil
 }
 
 // buildData runs Build into dir with the task's options (ImportSmiles

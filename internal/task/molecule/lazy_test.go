@@ -1,0 +1,147 @@
+package molecule
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/torch"
+)
+
+// TestOnDemandSameQueries makes a data set of 200 ZINC molecules and a tiny
+// JT-VAE over its vocabulary less one cluster (so that some molecules are
+// refused), then runs the same optimisation twice from an empty cache: with
+// featurisation on demand and with the whole split featurised first. The
+// queries must be the same, and the on-demand run must have made fewer
+// molecules than the data set holds, kept in part files of the cache.
+func TestOnDemandSameQueries(t *testing.T) {
+	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
+	if err != nil {
+		t.Skipf("no ZINC validation split: %v", err)
+	}
+	dir := t.TempDir()
+	defer func(d time.Duration) { flushAfter = d }(flushAfter)
+	flushAfter = 0 // every molecule made reaches its part file at once
+	lib := &Library{Smiles: valid[:200]}
+	for i := range lib.Smiles {
+		lib.Lines = append(lib.Lines, i+1)
+	}
+	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, DataFileName)
+	vocab, err := ReadVocab(filepath.Join(dir, VocabFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, clusters, err := readTrainSplit(data)
+	if err != nil || clusters == nil {
+		t.Fatalf("data file without clusters: %v", err)
+	}
+	// Leave out a cluster that some molecules (not all) use.
+	drop := ""
+	for _, c := range vocab {
+		n := 0
+		for _, cs := range clusters {
+			if slices.Contains(strings.Fields(cs), c) {
+				n++
+			}
+		}
+		if n >= 2 && n <= 10 {
+			drop = c
+			break
+		}
+	}
+	if drop == "" {
+		t.Fatal("no cluster used by 2-10 molecules")
+	}
+	small := filepath.Join(dir, "small-vocab.txt")
+	if err := WriteVocab(small, slices.DeleteFunc(slices.Clone(vocab), func(c string) bool { return c == drop })); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := tinyNetwork(t, small, data)
+
+	run := func(mode string) (*bo.Result, string) {
+		cache := filepath.Join(t.TempDir(), "cache")
+		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: cache, optFeaturise: mode, optWorkers: 2})
+		cfg := Defaults.Config()
+		cfg.Budget, cfg.RetrainEvery, cfg.NBest, cfg.NRand, cfg.Inducing = 4, 2, 20, 30, 10
+		cfg.RawSamples, cfg.Restarts, cfg.Seed = 32, 4, 3
+		cfg.InitialRetrainEpochs, cfg.RetrainEpochs = 0.5, 0.5
+		elbo, _ := models.ParseELBO("lbo")
+		res, err := lookup(t).Optimize(env, task.OptimizeRequest{
+			Model:   task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20},
+			Config:  cfg,
+			Options: bo.Options{Dir: filepath.Join(t.TempDir(), "run")},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, env.Stderr.(*bytes.Buffer))
+		}
+		return res, cache
+	}
+	lazyRes, lazyCache := run(FeaturiseOnDemand)
+	bound.Lock()
+	lazy := bound.lazy
+	bound.Unlock()
+	if lazy == nil {
+		t.Fatal("the on-demand run bound no lazy cache")
+	}
+	made, shards := lazy.stats()
+	t.Logf("on demand: %d of %d molecules made, in %d shards", made, len(lazy.smiles), shards)
+	if made == 0 || made >= len(lazy.smiles) {
+		t.Errorf("on demand: %d of %d molecules made, want some but not all", made, len(lazy.smiles))
+	}
+	fullRes, _ := run(FeaturiseFull)
+
+	if len(lazyRes.Queries) != len(fullRes.Queries) || len(lazyRes.Queries) == 0 {
+		t.Fatalf("%d queries on demand, %d after the full featurisation", len(lazyRes.Queries), len(fullRes.Queries))
+	}
+	for i, q := range lazyRes.Queries {
+		f := fullRes.Queries[i]
+		if q.Object != f.Object || q.Score != f.Score && !(math.IsNaN(q.Score) && math.IsNaN(f.Score)) {
+			t.Errorf("query %d: %q %v on demand, %q %v after the full featurisation", i, q.Object, q.Score, f.Object, f.Score)
+		}
+	}
+	for i, v := range lazyRes.Versions {
+		if w := fullRes.Versions[i]; v.Points != w.Points || v.Excluded != w.Excluded {
+			t.Errorf("version %d: %d points, %d excluded on demand; %d, %d after the full featurisation", i, v.Points, v.Excluded, w.Points, w.Excluded)
+		}
+	}
+	parts, _ := filepath.Glob(filepath.Join(lazyCache, "*", "shard-*.part.gob"))
+	if len(parts) == 0 {
+		t.Errorf("the on-demand run left no part file in %s", lazyCache)
+	}
+}
+
+// tinyNetwork pretrains a JT-VAE of hidden size 16 over the vocabulary file
+// vocab on the data set for one epoch and returns its checkpoint.
+func tinyNetwork(t *testing.T, vocab, data string) string {
+	t.Helper()
+	env := testEnv(t, false, task.Values{optHidden: 16, optVocab: vocab, optMolecules: data, optCacheDir: t.TempDir(),
+		optFeaturise: FeaturiseFull, optWorkers: 2})
+	elbo, err := models.ParseELBO("lbo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "tiny.pt")
+	req := task.TrainRequest{
+		Opts: models.TrainOptions{ELBO: elbo, Beta: models.FixedBeta(1e-3), LR: 1e-3, BatchSize: 32, GradClip: 20,
+			Device: torch.CPU, Seed: 1},
+		K: math.Inf(1), Epochs: 1, ValFraction: 0.1, LabelledFraction: 1, Out: out,
+	}
+	if err := lookup(t).Train(env, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
