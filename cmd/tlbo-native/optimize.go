@@ -70,7 +70,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.StringFlag{Name: "kernel", Value: d.Kernel.String(), Usage: "rbf or matern52"},
 		&cli.StringFlag{Name: "gp-objective", Value: string(d.GPObjective), Usage: "sparse GP training objective: titsias or fitc"},
 		&cli.StringFlag{Name: "gp-refit", Value: string(d.GPRefit), Usage: "when the GP's hyperparameters and inducing points are fitted: " +
-			"every query or round (every, the authors'), or after each retraining and then every N queries (N) or when the new points' " +
+			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
 			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
 			"every stays the default until an ablation shows the others are not worse"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},

@@ -142,7 +142,7 @@ type Config struct {
 	GPObjective gp.Approximation
 	// GPRefit is when the GP's hyperparameters and inducing points are
 	// fitted: GPRefitEvery (every query or round, the authors'), or after
-	// each retraining and then every N points (a decimal N) or when the fit
+	// each retraining and then every N evaluations (a decimal N) or when the fit
 	// goes stale (GPRefitAuto), the posterior conditioned exactly on the
 	// points in between (see GPRefit).
 	GPRefit GPRefit

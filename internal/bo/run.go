@@ -931,6 +931,9 @@ func (r *runner[O]) addPoint(q Query) {
 	switch {
 	case r.cfg.Strategy == StrategyBO, r.cfg.Strategy == StrategyRandom && q.Valid:
 		r.sur.add(q.Z, r.sign*q.Score)
+		if r.counts(q) {
+			r.sur.evaluated++ // for GPRefit's N
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // GPRefit is when the GP's hyperparameters and inducing points are fitted
 // (--gp-refit): GPRefitEvery, GPRefitAuto, or a positive number N of
-// queries written in decimal.
+// evaluations written in decimal.
 //
 // Under every schedule a model version's first query (or round) fits the
 // GP from scratch: retraining moves every latent coordinate. GPRefitEvery
@@ -22,9 +22,10 @@ import (
 // points and condition its posterior on each new point exactly
 // (gp.Model.Condition: rank-one updates, O(M²) a point against a fit's
 // tens of O(N M²) evaluations), with the fit's input box and target
-// scaling, and fit again, warm-started, once N points joined the GP since
-// the last fit (N), or when the fit has gone stale (GPRefitAuto, see
-// stale). The kriging believer's fantasies and known scores condition the
+// scaling, and fit again, warm-started, once N evaluations (queries that
+// spent budget: under RepeatsSkip known objects and invalid decodes join
+// the GP but do not count) were made since the last fit (N), or when the
+// fit has gone stale (GPRefitAuto, see stale). The kriging believer's fantasies and known scores condition the
 // kept GP the same way; under GPRefitEvery the believer rebuilds the
 // posterior from scratch, as runs made before the setting did.
 type GPRefit string
@@ -41,7 +42,7 @@ const (
 func ParseGPRefit(s string) (GPRefit, error) {
 	g := GPRefit(s)
 	if _, err := g.interval(); err != nil {
-		return "", fmt.Errorf("--gp-refit %q: want every, auto or a positive number of queries", s)
+		return "", fmt.Errorf("--gp-refit %q: want every, auto or a positive number of evaluations", s)
 	}
 	return g, nil
 }
@@ -82,8 +83,9 @@ type keptGP struct {
 	// first fitN points); f.model is the posterior on the first n points
 	// and f.yStd their standardised utilities.
 	f fitResult
-	// fitN counts the points the fit saw, n those f.model holds.
-	fitN, n int
+	// fitN counts the points the fit saw, n those f.model holds;
+	// fitEvaluated the evaluations among the fit's points.
+	fitN, n, fitEvaluated int
 	// rebuild says that f.model must first be built anew from the fit's
 	// hyperparameters and inducing points (gp.New on the fit's data): the
 	// fitted model itself (or, after a resume, nothing) is there, and
@@ -117,15 +119,16 @@ func (s *surrogate) refit(seed uint64) fitResult {
 	s.lastFailed = f.model == nil
 	s.kept = nil
 	if f.model != nil {
-		s.kept = &keptGP{f: f, fitN: len(s.x), n: len(s.x), rebuild: true}
+		s.kept = &keptGP{f: f, fitN: len(s.x), n: len(s.x), fitEvaluated: s.evaluated, rebuild: true}
 	}
 	return f
 }
 
-// due reports whether a numeric schedule's N points joined since the fit.
+// due reports whether a numeric schedule's N evaluations were made since
+// the fit.
 func (s *surrogate) due() bool {
 	n, _ := s.cfg.GPRefit.interval()
-	return n > 0 && len(s.x)-s.kept.fitN >= n
+	return n > 0 && s.evaluated-s.kept.fitEvaluated >= n
 }
 
 // stale is GPRefitAuto's check that the fit no longer describes the data.
@@ -187,7 +190,7 @@ func (s *surrogate) catchUp() error {
 // refitting (the warm start restored from GPWarmFile), that a fit was made
 // on the points added so far; restoreKept completes the last one.
 func (s *surrogate) markFit() {
-	s.kept = &keptGP{fitN: len(s.x), n: len(s.x), rebuild: true}
+	s.kept = &keptGP{fitN: len(s.x), n: len(s.x), fitEvaluated: s.evaluated, rebuild: true}
 }
 
 // restoreKept completes the kept GP after a replay without refits: the

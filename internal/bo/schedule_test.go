@@ -82,24 +82,26 @@ func TestGPRefitSchedules(t *testing.T) {
 				t.Errorf("%d fits and %d kept GPs in %d rounds; want fewer fits than every's %d, one or the other per round",
 					n, kept, steps, nEvery)
 			}
-			fitAt := 0 // the index of the last fit's round: the points since are the queries since
+			since := 0 // evaluations since the last fit
 			for i, q := range res.Queries {
-				if q.Round != q.Index {
-					continue
+				if q.Round == q.Index {
+					first := i == 0 || q.Version != res.Queries[i-1].Version
+					switch {
+					case first && q.GP == nil:
+						t.Errorf("query %d starts version %d without a fit", i, q.Version)
+					case q.GP == nil && q.Timing.GPFit <= 0:
+						t.Errorf("query %d kept the GP without timing its conditioning", i)
+					case q.GP != nil && q.GPKept:
+						t.Errorf("query %d both fitted and kept the GP", i)
+					case refit == "5" && !first && (q.GP != nil) != (since >= 5):
+						t.Errorf("round %d: fitted %v after %d evaluations since the last fit, want a fit from 5 on", i, q.GP != nil, since)
+					}
+					if q.GP != nil {
+						since = 0
+					}
 				}
-				first := i == 0 || q.Version != res.Queries[i-1].Version
-				switch {
-				case first && q.GP == nil:
-					t.Errorf("query %d starts version %d without a fit", i, q.Version)
-				case q.GP == nil && q.Timing.GPFit <= 0:
-					t.Errorf("query %d kept the GP without timing its conditioning", i)
-				case q.GP != nil && q.GPKept:
-					t.Errorf("query %d both fitted and kept the GP", i)
-				case refit == "5" && !first && (q.GP != nil) != (i-fitAt >= 5):
-					t.Errorf("round %d: fitted %v with %d points added since the last fit, want a fit from 5 on", i, q.GP != nil, i-fitAt)
-				}
-				if q.GP != nil {
-					fitAt = i
+				if q.Valid && !q.Known {
+					since++
 				}
 			}
 			if !(res.Best < res.InitialBest) {

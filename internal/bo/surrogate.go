@@ -25,6 +25,8 @@ type surrogate struct {
 	// kept is the GP between fits (Config.GPRefit other than every; see
 	// next); nil: the next query or round fits.
 	kept *keptGP
+	// evaluated counts the points that spent budget (runner.counts).
+	evaluated int
 }
 
 // fitResult is one GP fit on the current points.
@@ -40,7 +42,7 @@ type fitResult struct {
 
 // reset starts a new version with the encoded subset.
 func (s *surrogate) reset(x [][]float64, u []float64) {
-	s.x, s.u, s.last, s.lastFailed, s.kept = x, u, nil, false, nil
+	s.x, s.u, s.last, s.lastFailed, s.kept, s.evaluated = x, u, nil, false, nil, 0
 }
 
 // add appends an evaluated query to the training points.
