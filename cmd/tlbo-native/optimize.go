@@ -73,6 +73,10 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP" + def(func(d task.Defaults) string { return fmt.Sprint(d.Inducing) })},
 		&cli.StringFlag{Name: "kernel", Value: d.Kernel.String(), Usage: "rbf or matern52"},
 		&cli.StringFlag{Name: "gp-objective", Value: string(d.GPObjective), Usage: "sparse GP training objective: titsias or fitc"},
+		&cli.StringFlag{Name: "gp-refit", Value: string(d.GPRefit), Usage: "when the GP's hyperparameters and inducing points are fitted: " +
+			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
+			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
+			"every stays the default until an ablation shows the others are not worse"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
@@ -125,6 +129,9 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 		return cfg, err
 	}
 	if cfg.GPObjective, err = bo.ParseGPObjective(c.String("gp-objective")); err != nil {
+		return cfg, err
+	}
+	if cfg.GPRefit, err = bo.ParseGPRefit(c.String("gp-refit")); err != nil {
 		return cfg, err
 	}
 	if cfg.RestartSelection, err = bo.ParseRestartSelection(c.String("restart-selection")); err != nil {

@@ -17,31 +17,32 @@ import (
 // the known scores of repeated objects and the failure scores of invalid
 // decodes (real observations), and at each chosen proposal the posterior
 // mean there (the kriging believer's fantasy, Ginsbourger et al. 2010).
-// Conditioning costs one posterior computation (O(N M²) for a sparse GP),
-// against a refit's tens of them, and makes the next maximiser of the
-// acquisition move away from points already chosen or known.
+// Conditioning makes the next maximiser of the acquisition move away from
+// points already chosen or known. It is exact either way: under
+// GPRefitEvery the posterior is rebuilt on all the points (gp.New, O(N M²)
+// for a sparse GP), as runs made before the schedule existed did, so that
+// they resume and repeat bit for bit; under the other schedules the points
+// join by gp.Model.Condition (O(M²) a point), the same posterior to
+// rounding.
 type believer struct {
-	fit   fitResult
-	spec  gp.Spec
-	hyper gp.Hyper
-	x     *mat.Dense // normalised inputs: the fit's, then the added points
-	y     []float64  // standardised targets
-	real  []float64  // standardised real observations, for the incumbent
-	model *gp.Model
+	fit     fitResult
+	rebuild bool        // GPRefitEvery: gp.New on all the points
+	n0      int         // points of the round's GP (fit.model)
+	xs      [][]float64 // the points added since, in the unit box
+	ys      []float64   // their standardised targets
+	real    []float64   // standardised real observations, for the incumbent
+	model   *gp.Model
 }
 
-// newBeliever starts from a successful fit.
-func newBeliever(f fitResult) *believer {
-	m := f.model
-	h := m.Hyper()
+// newBeliever starts from a successful fit, or the kept GP of a schedule
+// other than every; rebuild selects gp.New (GPRefitEvery).
+func newBeliever(f fitResult, rebuild bool) *believer {
 	return &believer{
-		fit:   f,
-		spec:  gp.Spec{Kernel: m.Kernel(), Inducing: m.Inducing(), Warp: h.WarpA != nil, Approximation: m.Approximation()},
-		hyper: h,
-		x:     f.xn,
-		y:     append([]float64(nil), f.yStd...),
-		real:  append([]float64(nil), f.yStd...),
-		model: m,
+		fit:     f,
+		rebuild: rebuild,
+		n0:      f.model.Points(),
+		real:    append([]float64(nil), f.yStd...),
+		model:   f.model,
 	}
 }
 
@@ -64,41 +65,44 @@ func (b *believer) add(u []float64, y float64, real bool) error {
 }
 
 // rows returns the number of points the believer's GP is conditioned on.
-func (b *believer) rows() int { return len(b.y) }
+func (b *believer) rows() int { return b.n0 + len(b.ys) }
 
-// update conditions the GP in one posterior computation: the targets of
-// the rows in set (fantasies) become real observations, and the points xs
-// join with targets ys (real marking observations).
+// update conditions the GP: the targets of the rows in set (fantasies)
+// become real observations, and the points xs join with targets ys (real
+// marking observations).
 func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, real []bool) error {
-	n, d := b.x.Dims()
-	x := b.x
-	if len(xs) > 0 {
-		x = mat.NewDense(n+len(xs), d, nil)
-		x.Slice(0, n, 0, d).(*mat.Dense).Copy(b.x)
-		for i, u := range xs {
-			x.SetRow(n+i, u)
-		}
-	}
-	y := append(append([]float64(nil), b.y...), ys...)
 	rows := slices.Sorted(maps.Keys(set))
 	for _, row := range rows {
-		if row < 0 || row >= n {
-			return fmt.Errorf("condition the GP: row %d of %d", row, n)
+		if row < b.n0 || row >= b.rows() {
+			return fmt.Errorf("condition the GP: row %d is not among the %d points added to the %d of its fit", row, len(b.ys), b.n0)
 		}
-		y[row] = set[row]
 	}
 	for _, v := range slices.Concat(ys, slices.Collect(maps.Values(set))) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("condition the GP: target %v", v)
 		}
 	}
-	m, err := gp.New(x, y, b.spec, b.hyper)
-	if err != nil {
-		return fmt.Errorf("condition the GP on %d points: %w", len(y), err)
-	}
-	b.x, b.y, b.model = x, y, m
+	allX := slices.Concat(b.xs, xs)
+	allY := slices.Concat(b.ys, ys)
 	for _, row := range rows {
-		b.real = append(b.real, y[row])
+		allY[row-b.n0] = set[row]
+	}
+	var m *gp.Model
+	var err error
+	switch {
+	case b.rebuild:
+		m, err = b.rebuilt(allX, allY)
+	case len(set) > 0: // targets changed: condition the round's GP anew
+		m, err = b.fit.model.Condition(allX, allY)
+	default:
+		m, err = b.model.Condition(xs, ys)
+	}
+	if err != nil {
+		return fmt.Errorf("condition the GP on %d points: %w", b.n0+len(allY), err)
+	}
+	b.xs, b.ys, b.model = allX, allY, m
+	for _, row := range rows {
+		b.real = append(b.real, allY[row-b.n0])
 	}
 	for i, r := range real {
 		if r {
@@ -106,4 +110,19 @@ func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, rea
 		}
 	}
 	return nil
+}
+
+// rebuilt returns the posterior of the fit's data and the added points
+// built from scratch with the fit's hyperparameters and inducing points.
+func (b *believer) rebuilt(xs [][]float64, ys []float64) (*gp.Model, error) {
+	m := b.fit.model
+	n, d := b.fit.xn.Dims()
+	x := mat.NewDense(n+len(xs), d, nil)
+	x.Slice(0, n, 0, d).(*mat.Dense).Copy(b.fit.xn)
+	for i, u := range xs {
+		x.SetRow(n+i, u)
+	}
+	h := m.Hyper()
+	spec := gp.Spec{Kernel: m.Kernel(), Inducing: m.Inducing(), Warp: h.Warped(), Approximation: m.Approximation()}
+	return gp.New(x, slices.Concat(b.fit.yStd, ys), spec, h)
 }

@@ -140,6 +140,12 @@ type Config struct {
 	// GPObjective is the sparse GP's training objective, gp.Titsias (the
 	// paper's) or gp.FITC (the authors' pinned GPyTorch).
 	GPObjective gp.Approximation
+	// GPRefit is when the GP's hyperparameters and inducing points are
+	// fitted: GPRefitEvery (every query or round, the authors'), or after
+	// each retraining and then every N evaluations (a decimal N) or when the fit
+	// goes stale (GPRefitAuto), the posterior conditioned exactly on the
+	// points in between (see GPRefit).
+	GPRefit GPRefit
 	// Warp learns a Kumaraswamy input warping with the GP (W-LBO; set from
 	// the ELBO's models.ELBO.WarpGP).
 	Warp bool
@@ -214,6 +220,7 @@ func DefaultConfig() Config {
 		Strategy:         StrategyBO,
 		Kernel:           gp.RBF,
 		GPObjective:      gp.Titsias,
+		GPRefit:          GPRefitEvery,
 		Acq:              AcqEI,
 		BestQuantile:     0.9,
 		RawSamples:       acq.DefaultRawSamples,
@@ -259,6 +266,8 @@ func (c Config) Validate() error {
 		return bad("kernel", c.Kernel, `"rbf" or "matern52"`)
 	case c.GPObjective != gp.Titsias && c.GPObjective != gp.FITC:
 		return bad("gp-objective", strconv.Quote(string(c.GPObjective)), `"titsias" or "fitc"`)
+	case !validGPRefit(c.GPRefit):
+		return bad("gp-refit", strconv.Quote(string(c.GPRefit)), `"every", "auto" or a positive integer`)
 	case c.Acq != AcqEI && c.Acq != AcqLogEI:
 		return bad("acq", strconv.Quote(string(c.Acq)), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
@@ -320,6 +329,7 @@ func (c Config) Fields() []Field {
 		{"inducing", i(c.Inducing)},
 		{"kernel", c.Kernel.String()},
 		{"gp-objective", string(c.GPObjective)},
+		{"gp-refit", string(c.GPRefit)},
 		{"warp", strconv.FormatBool(c.Warp)},
 		{"acq", string(c.Acq)},
 		{"best-quantile", f(c.BestQuantile)},
@@ -370,9 +380,9 @@ var resumable = map[string]bool{"budget": true}
 // legacyFields are the settings added after runs were first made, with the
 // value those runs used: the best raw samples as restarts, no redo of the
 // acquisition step, the Titsias bound, the authors' novelty check with one
-// proposal per round and no trust region.
+// proposal per round, no trust region and a GP fit at every query.
 var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)},
-	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}}
+	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}, {"gp-refit", string(GPRefitEvery)}}
 
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before

@@ -12,7 +12,9 @@
 //	    encode the N_best best and N_rand random points with the encoder mean
 //	    for up to r queries:                       (inner loop)
 //	        fit the GP (from scratch on the first query of a version,
-//	        warm-started after), maximise EI or log-EI in the latent box,
+//	        warm-started after; or, under a GPRefit schedule other than
+//	        every, keep the last fit and condition it on the new points),
+//	        maximise EI or log-EI in the latent box,
 //	        decode, perturb until the object is new, evaluate, append
 //	        to the journal, the data and the GP's training set
 //	    (an inner loop stops early when the maximal EI falls below tau)
@@ -105,7 +107,11 @@
 // (GPWarmFile), so a resume takes it from there and refits nothing. When
 // that file is missing, unreadable or older than the journal, the chain is
 // rebuilt by replaying the version's fits on the journaled points, without
-// evaluating anything again. Each journal
+// evaluating anything again. Under a GPRefit schedule other than every, the
+// GP kept between fits is rebuilt from the last fit's warm start and
+// conditioned on the journaled points after it, in the order the
+// uninterrupted run conditioned them, so that it is the same bit for bit.
+// Each journal
 // line also carries the CPU seconds the process used since its previous
 // line (cpu_s), so that a run's CPU time across its resumes is the sum.
 // The command line's flags (Options.Flags) are kept in DIR/flags.json

@@ -69,8 +69,14 @@ type Query struct {
 	// Incumbent is the best score after this query (labelled start
 	// included), in the task's direction.
 	Incumbent float64 `json:"incumbent"`
-	// GP describes the query's GP fit (BO only).
+	// GP describes the query's GP fit (BO only; under RepeatsSkip on the
+	// first query of its round).
 	GP *GPFit `json:"gp,omitempty"`
+	// GPKept is set instead when the query (or round) fitted no GP but kept
+	// that of the version's last fit, conditioned on the points added since
+	// (Config.GPRefit other than every); Timing.GPFit is then the time of
+	// that conditioning.
+	GPKept bool `json:"gp_kept,omitempty"`
 	// Acq is the acquisition value (EI or log-EI) at the proposal and EI
 	// the expected improvement there (both 0 for random search).
 	Acq float64 `json:"acq"`
@@ -80,7 +86,9 @@ type Query struct {
 }
 
 // GPFit summarises a GP fit: on a version's first query it is fitted from
-// scratch, on the others warm-started from the previous fit.
+// scratch, on the others warm-started from the previous fit (at every query
+// or round under GPRefitEvery; under the other schedules only where they
+// fit, Query.GPKept marking the others).
 type GPFit struct {
 	// LogLik is the log marginal likelihood of the standardised targets
 	// (for a sparse GP its training objective, the Titsias bound or FITC),
@@ -181,6 +189,9 @@ type Round struct {
 	Pending []int `json:"pending"`
 	// TR is the trust region of the round (at its start), when one is used.
 	TR *TrustRegion `json:"tr,omitempty"`
+	// GPKept is set when the round fitted no GP but kept that of the
+	// version's last fit (Query.GPKept), which a resume must know.
+	GPKept bool `json:"gp_kept,omitempty"`
 }
 
 // Eval is the journal record of one finished evaluation of a round.

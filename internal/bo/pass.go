@@ -61,7 +61,7 @@ func (b *roundBuilder[O]) acquirePass(slots []slot) ([]passPoint, *Stop, error) 
 		a := b.attempt
 		b.attempt++
 		if a == 0 {
-			q.GP, q.Timing.GPFit = b.gpRec, b.fit.dur.Seconds()
+			q.GP, q.GPKept, q.Timing.GPFit = b.gpRec, b.gpKept, b.fit.dur.Seconds()
 			q.Timing.Encode, r.encodeS = r.encodeS, 0
 		}
 		z, u, stop, err := b.acquire(&q, a)

@@ -86,10 +86,13 @@ func (r *runner[O]) searchNovel(q *Query) (obj O, valid bool, stop *Stop, err er
 			q.Timing.Acq += time.Since(t).Seconds()
 		} else {
 			if fit == nil {
-				f := r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+				f, fitted := r.sur.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 				fit = &f
-				q.Timing.GPFit, q.GP = f.dur.Seconds(), gpFitRecord(f)
-				r.noteClamped(q.Index, f)
+				q.Timing.GPFit, q.GPKept = f.dur.Seconds(), !fitted
+				if fitted {
+					q.GP = gpFitRecord(f)
+					r.noteClamped(q.Index, f)
+				}
 			}
 			z, stop, err = r.propose(q, *fit, a, tried)
 			if err != nil || stop != nil {

@@ -44,11 +44,12 @@ type evalResult struct {
 	halt  *Halt
 }
 
-// surEvent is a GP fit of a round (fit) or the addition of a completed
-// round's points (add), in the order the journal implies them.
+// surEvent is a GP fit of a round (fit; kept when the round kept the GP
+// of an earlier fit, Round.GPKept) or the addition of a completed round's
+// points (add), in the order the journal implies them.
 type surEvent struct {
-	fit   bool
-	start int
+	fit, kept bool
+	start     int
 }
 
 // workers is how many evaluations run at once: Evaluators, else Q.
@@ -152,19 +153,27 @@ func (r *runner[O]) readyVersion() error {
 
 // replayEvents rebuilds the surrogate of the current version from its
 // journaled rounds: each round's GP fit on the points of the rounds
-// completed before it, so that the warm-start chain is as it was.
+// completed before it, so that the warm-start chain is as it was (without
+// refit, only where the fits were: the warm start of the last is restored).
 func (r *runner[O]) replayEvents(refit bool) {
 	for _, ev := range r.events {
 		if ev.fit {
-			if refit {
-				r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(ev.start)))
+			switch {
+			case ev.kept: // its points join the kept GP at the next step
+			case refit:
+				r.sur.refit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(ev.start)))
 				r.replayedFits++
+			default:
+				r.sur.markFit()
 			}
 			continue
 		}
 		for i := ev.start; i < len(r.queries) && r.queries[i].Round == ev.start; i++ {
 			r.addPoint(r.queries[i])
 		}
+	}
+	if !refit {
+		r.sur.restoreKept()
 	}
 }
 
@@ -196,6 +205,7 @@ type roundBuilder[O any] struct {
 
 	fit          fitResult
 	gpRec        *GPFit
+	gpKept       bool      // the round kept the GP of an earlier fit (Round.GPKept)
 	bel          *believer // nil when the GP fit failed
 	lower, upper []float64 // the search box, in the unit box
 	tr           *TrustRegion
@@ -238,11 +248,13 @@ func (r *runner[O]) round(n int) (*Stop, error) {
 	if len(b.pending) == 0 {
 		return nil, nil
 	}
-	rec := Round{Start: b.start, Version: r.version, Queries: b.queries, Pending: b.pending, TR: b.tr}
+	rec := Round{Start: b.start, Version: r.version, Queries: b.queries, Pending: b.pending, TR: b.tr, GPKept: b.gpKept}
 	if err := r.journal.append(record{Round: &rec}); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
-	r.saveWarm(rec.Start)
+	if !rec.GPKept {
+		r.saveWarm(rec.Start)
+	}
 	if err := r.applyRound(rec, b.objs); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
@@ -259,19 +271,22 @@ func (b *roundBuilder[O]) newQuery(tries int) Query {
 // the GP conditioned on the round's points so far.
 func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 	r := b.r
-	f := r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
+	f, fitted := r.sur.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
 	if f.model == nil && f.nz.Lower == nil {
 		return nil, fmt.Errorf("bo: query %d: GP data: %w", b.start+1, f.err)
 	}
-	b.fit, b.gpRec = f, gpFitRecord(f)
-	r.noteClamped(b.start, f)
+	b.fit, b.gpKept = f, !fitted
+	if fitted {
+		b.gpRec = gpFitRecord(f)
+		r.noteClamped(b.start, f)
+	}
 	d := r.model.LatentDim()
 	b.lower, b.upper = unitBox(d)
 	if f.model == nil {
 		r.logf("warning: query %d: GP fit failed (%v); proposing random points of the latent box for this round, "+
 			"not the acquisition's maximisers", b.start+1, f.err)
 	} else {
-		b.bel = newBeliever(f)
+		b.bel = newBeliever(f, r.cfg.GPRefit == GPRefitEvery)
 		if err := b.conditionOnRunning(); err != nil {
 			return nil, err
 		}
@@ -561,7 +576,7 @@ func (r *runner[O]) applyRound(rec Round, objs map[int]any) error {
 	}
 	r.openRounds[rec.Start] = o
 	r.pending += len(o.pending)
-	r.events = append(r.events, surEvent{fit: true, start: rec.Start})
+	r.events = append(r.events, surEvent{fit: true, kept: rec.GPKept, start: rec.Start})
 	if rec.TR != nil {
 		r.tr = *rec.TR
 	}

@@ -896,11 +896,18 @@ func (r *runner[O]) prepareSurrogate() error {
 		return nil
 	}
 	for _, q := range r.queries[r.verStart:] {
-		if refit {
-			r.sur.fit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+		switch {
+		case q.GPKept: // its point joins the kept GP at the next step
+		case refit:
+			r.sur.refit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 			r.replayedFits++
+		default:
+			r.sur.markFit()
 		}
 		r.addPoint(q)
+	}
+	if !refit {
+		r.sur.restoreKept()
 	}
 	r.surReady = true
 	return nil
@@ -908,18 +915,21 @@ func (r *runner[O]) prepareSurrogate() error {
 
 // lastFit returns the index that seeds the current version's last journaled
 // GP fit (its query's, or under RepeatsSkip its round's first query's), and
-// whether the version has one.
+// whether the version has one; queries and rounds that kept the GP of an
+// earlier fit (GPKept) made none.
 func (r *runner[O]) lastFit() (int, bool) {
 	if r.cfg.Repeats == RepeatsSkip {
 		for i := len(r.events) - 1; i >= 0; i-- {
-			if r.events[i].fit {
+			if r.events[i].fit && !r.events[i].kept {
 				return r.events[i].start, true
 			}
 		}
 		return 0, false
 	}
-	if len(r.queries) > r.verStart {
-		return r.queries[len(r.queries)-1].Index, true
+	for i := len(r.queries) - 1; i >= r.verStart; i-- {
+		if !r.queries[i].GPKept {
+			return r.queries[i].Index, true
+		}
 	}
 	return 0, false
 }
@@ -932,6 +942,9 @@ func (r *runner[O]) addPoint(q Query) {
 	switch {
 	case r.cfg.Strategy == StrategyBO, r.cfg.Strategy == StrategyRandom && q.Valid:
 		r.sur.add(q.Z, r.sign*q.Score)
+		if r.counts(q) {
+			r.sur.evaluated++ // for GPRefit's N
+		}
 	}
 }
 
@@ -961,7 +974,9 @@ func (r *runner[O]) commit(q Query) error {
 	if err := r.journal.append(record{Query: &q}); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}
-	r.saveWarm(q.Index)
+	if !q.GPKept {
+		r.saveWarm(q.Index)
+	}
 	if err := r.addQuery(q); err != nil {
 		return fmt.Errorf("bo: %w", err)
 	}

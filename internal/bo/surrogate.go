@@ -20,6 +20,13 @@ type surrogate struct {
 	x    [][]float64   // latent points
 	u    []float64     // their utilities (maximised)
 	last *gp.WarmStart // of the last successful fit of this version; nil: fit from scratch
+	// lastFailed says the version's last fit failed (kept in GPWarmFile).
+	lastFailed bool
+	// kept is the GP between fits (Config.GPRefit other than every; see
+	// next); nil: the next query or round fits.
+	kept *keptGP
+	// evaluated counts the points that spent budget (runner.counts).
+	evaluated int
 }
 
 // fitResult is one GP fit on the current points.
@@ -35,7 +42,7 @@ type fitResult struct {
 
 // reset starts a new version with the encoded subset.
 func (s *surrogate) reset(x [][]float64, u []float64) {
-	s.x, s.u, s.last = x, u, nil
+	s.x, s.u, s.last, s.lastFailed, s.kept, s.evaluated = x, u, nil, false, nil, 0
 }
 
 // add appends an evaluated query to the training points.
@@ -50,33 +57,17 @@ func (s *surrogate) add(z []float64, u float64) {
 // when both fits fail, for the random fallback.
 func (s *surrogate) fit(seed uint64) fitResult {
 	start := time.Now()
-	res := fitResult{}
-	x := mat.NewDense(len(s.x), len(s.x[0]), nil)
-	for i, row := range s.x {
-		x.SetRow(i, row)
-	}
-	best := s.x[argmax(s.u)]
-	var err error
-	if res.nz, err = gp.NewNormalizer(x, best); err != nil {
-		res.err = err
+	res := s.data(len(s.x))
+	if res.err != nil {
 		res.dur = time.Since(start)
 		return res
 	}
-	st, err := gp.NewStandardizer(s.u)
-	if err != nil {
-		res.err = err
-		res.dur = time.Since(start)
-		return res
-	}
-	res.st, res.yStd = st, st.Transform(s.u)
-	xn := res.nz.Transform(x)
-	res.xn = xn
 	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: s.cfg.Kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
 		Approximation: s.cfg.GPObjective}
-	m, err := fitGP(xn, res.yStd, opts)
+	m, err := fitGP(res.xn, res.yStd, opts)
 	if err != nil && s.last != nil {
 		opts.Init = nil
-		m, err = fitGP(xn, res.yStd, opts)
+		m, err = fitGP(res.xn, res.yStd, opts)
 	}
 	res.dur = time.Since(start)
 	if err != nil {
@@ -85,6 +76,31 @@ func (s *surrogate) fit(seed uint64) fitResult {
 	}
 	res.model = m
 	s.last = m.WarmStart()
+	return res
+}
+
+// data returns the GP's data of the first n points: the normaliser of
+// their box, the standardiser of their utilities and both applied (err
+// set when either cannot be made; nz is then set when it could be).
+func (s *surrogate) data(n int) fitResult {
+	res := fitResult{}
+	x := mat.NewDense(n, len(s.x[0]), nil)
+	for i, row := range s.x[:n] {
+		x.SetRow(i, row)
+	}
+	best := s.x[argmax(s.u[:n])]
+	var err error
+	if res.nz, err = gp.NewNormalizer(x, best); err != nil {
+		res.err = err
+		return res
+	}
+	st, err := gp.NewStandardizer(s.u[:n])
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.st, res.yStd = st, st.Transform(s.u[:n])
+	res.xn = res.nz.Transform(x)
 	return res
 }
 

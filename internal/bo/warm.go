@@ -23,10 +23,12 @@ const GPWarmFile = "gp-warm.npz"
 
 // savedWarm is GPWarmFile's content: the surrogate's warm start (nil: no
 // fit of the version has succeeded yet) after the fit of version's query
-// or round whose first query has index fit.
+// or round whose first query has index fit, and whether that fit failed
+// (a schedule other than GPRefitEvery then has no kept GP to go on with).
 type savedWarm struct {
 	version, fit int
 	warm         *gp.WarmStart
+	failed       bool
 }
 
 // saveWarm writes the surrogate's warm start after the journaled fit of
@@ -37,7 +39,7 @@ func (r *runner[O]) saveWarm(fit int) {
 		return
 	}
 	path := filepath.Join(r.opts.Dir, GPWarmFile)
-	if err := writeWarm(path, savedWarm{version: r.version, fit: fit, warm: r.sur.last}); err != nil {
+	if err := writeWarm(path, savedWarm{version: r.version, fit: fit, warm: r.sur.last, failed: r.sur.lastFailed}); err != nil {
 		os.Remove(path)
 		r.logf("warning: %v (a resume will refit the GP to rebuild its warm start)", err)
 	}
@@ -47,6 +49,9 @@ func writeWarm(path string, s savedWarm) error {
 	arrays := []numpy.Array{
 		{Name: "version", Shape: []int{1}, Data: []int64{int64(s.version)}},
 		{Name: "fit", Shape: []int{1}, Data: []int64{int64(s.fit)}},
+	}
+	if s.failed {
+		arrays = append(arrays, numpy.Array{Name: "failed", Shape: []int{1}, Data: []int64{1}})
 	}
 	if w := s.warm; w != nil {
 		h := w.Hyper
@@ -83,6 +88,9 @@ func readWarm(dir string) (*savedWarm, error) {
 		f.byName[a.Name] = a
 	}
 	s := &savedWarm{version: int(f.scalar("version")), fit: int(f.scalar("fit"))}
+	if _, ok := f.byName["failed"]; ok {
+		s.failed = f.scalar("failed") != 0
+	}
 	if _, ok := f.byName["lengthscales"]; ok {
 		h := gp.Hyper{Lengthscales: f.vector("lengthscales"), Outputscale: f.scalar("outputscale"), Mean: f.scalar("mean"),
 			Noise: f.scalar("noise")}
@@ -156,6 +164,6 @@ func (r *runner[O]) restoreWarm(fit int) bool {
 			return false
 		}
 	}
-	r.sur.last = s.warm
+	r.sur.last, r.sur.lastFailed = s.warm, s.failed
 	return true
 }

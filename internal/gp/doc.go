@@ -59,6 +59,11 @@
 //
 // and then acq.Maximize over [0,1]^d (see package acq), mapping the result
 // back with nz.InverseVec. With Inducing 0, or at least N, the GP is exact.
+// New observations join a model without a refit through Condition, which
+// keeps the hyperparameters and inducing points and updates the posterior's
+// factors exactly (rank-one updates, O(M²) a point):
+//
+//	model, err = model.Condition(uNew, st.Transform(scoresNew)) // the fit's scales
 //
 // The SGPR bound and its gradient are evaluated through Ψ₂ = K_uf K_fu
 // (one dsyrk on the N x M cross-covariance) and a handful of M x M

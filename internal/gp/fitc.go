@@ -138,6 +138,9 @@ func (o *Objective) evalFITC(h Hyper, z []float64, grad []float64, post *posteri
 	copy(w.v, w.c)
 	blas64.Trsv(blas.Trans, LB, vec(w.v))
 	blas64.Trsv(blas.Trans, L, vec(w.v))
+	if post != nil {
+		post.cond = sparseConditioning(w.l, w.lb, w.c, w.linv, true, sig2)
+	}
 	if err := cholInverse(w.lb); err != nil { // w.lb = B⁻¹
 		return 0, err
 	}

@@ -268,6 +268,9 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	copy(w.v, w.c)
 	blas64.Trsv(blas.Trans, LB, vec(w.v))
 	blas64.Trsv(blas.Trans, L, vec(w.v))
+	if post != nil {
+		post.cond = sparseConditioning(w.l, w.lb, w.c, w.linv, false, sig2)
+	}
 	// Y1 = L⁻ᵀ (I - B⁻¹) L⁻¹ = K_uu⁻¹ - P⁻¹, also the predictive matrix.
 	if err := cholInverse(w.lb); err != nil {
 		return 0, err
@@ -396,7 +399,8 @@ func (o *Objective) evalExact(h Hyper, grad []float64, post *posterior) (float64
 		w.kc.Data[i*n+i] = 1 // exact, whatever the rounding of the distance
 		w.l.Data[i*n+i] = s + sig2
 	}
-	if _, err := cholesky(w.l, "K + σ²I (data covariance)"); err != nil {
+	jit, err := cholesky(w.l, "K + σ²I (data covariance)")
+	if err != nil {
 		return 0, err
 	}
 	L := lower(w.l)
@@ -411,6 +415,9 @@ func (o *Objective) evalExact(h Hyper, grad []float64, post *posterior) (float64
 	f := -0.5*ra - logDetChol(w.l) - 0.5*float64(n)*math.Log(2*math.Pi)
 	if grad == nil && post == nil {
 		return f, nil
+	}
+	if post != nil {
+		post.cond = exactConditioning(w.l, w.r, sig2, jit)
 	}
 	if err := cholInverse(w.l); err != nil {
 		return 0, err

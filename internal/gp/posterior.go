@@ -21,6 +21,7 @@ type posterior struct {
 	v         []float64
 	c         blas64.General
 	s, mean   float64
+	cond      *conditioning // what Condition updates besides v and C
 }
 
 // set copies the given quantities into p.

@@ -1,0 +1,322 @@
+package bo_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/bo"
+)
+
+// fits counts the GP steps of a run's queries (a step per query of the
+// authors' loop, per round under RepeatsSkip), those that fitted the GP
+// (with a fit's record) and those that kept the GP of an earlier fit.
+func fits(qs []bo.Query) (steps, fitted, kept int) {
+	for _, q := range qs {
+		if q.Round == q.Index {
+			steps++
+		}
+		if q.GP != nil {
+			fitted++
+		}
+		if q.GPKept {
+			kept++
+		}
+	}
+	return steps, fitted, kept
+}
+
+// refitConfig is the toy configuration under a GP schedule; q > 1 makes
+// rounds of q proposals, so that some rounds keep the GP with points added
+// by the believer before any refit.
+func refitConfig(refit bo.GPRefit, repeats bo.Repeats, q int) bo.Config {
+	cfg := toyConfig()
+	cfg.GPRefit, cfg.Repeats, cfg.Q = refit, repeats, q
+	return cfg
+}
+
+// refitReference memoises the uninterrupted runs of refitConfig.
+var refitReference = map[string]*bo.Result{}
+
+func refitRun(t *testing.T, cfg bo.Config) *bo.Result {
+	t.Helper()
+	key := fmt.Sprintf("%s/%s/%d", cfg.GPRefit, cfg.Repeats, cfg.Q)
+	if res, ok := refitReference[key]; ok {
+		return res
+	}
+	res, err := runToy(t, cfg, t.TempDir(), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refitReference[key] = res
+	return res
+}
+
+// TestGPRefitSchedules: under --gp-refit 5 and auto a run spends its
+// budget with fewer GP fits than under every: a fit at each version's
+// start, then under 5 one for every 5 points added, the queries in between
+// keeping the GP (GPKept, no GP record, but their conditioning's time);
+// and the runs differ from the every run after the first kept query.
+func TestGPRefitSchedules(t *testing.T) {
+	every := reference(t)
+	steps, nEvery, keptEvery := fits(every.Queries)
+	if keptEvery != 0 || nEvery != steps {
+		t.Fatalf("every: %d fits and %d kept GPs in %d rounds, want a fit each", nEvery, keptEvery, steps)
+	}
+	for _, refit := range []bo.GPRefit{"5", bo.GPRefitAuto} {
+		t.Run(string(refit), func(t *testing.T) {
+			res := refitRun(t, refitConfig(refit, bo.RepeatsSkip, 1))
+			if res.Evaluated != 30 || len(res.Versions) != 3 {
+				t.Fatalf("%d evaluations in %d versions, want 30 in 3", res.Evaluated, len(res.Versions))
+			}
+			steps, n, kept := fits(res.Queries)
+			t.Logf("%d queries in %d rounds: %d GP fits, %d kept (every: %d fits); best %.4f (every %.4f)",
+				len(res.Queries), steps, n, kept, nEvery, res.Best, every.Best)
+			if n >= nEvery || n+kept != steps {
+				t.Errorf("%d fits and %d kept GPs in %d rounds; want fewer fits than every's %d, one or the other per round",
+					n, kept, steps, nEvery)
+			}
+			since := 0 // evaluations since the last fit
+			for i, q := range res.Queries {
+				if q.Round == q.Index {
+					first := i == 0 || q.Version != res.Queries[i-1].Version
+					switch {
+					case first && q.GP == nil:
+						t.Errorf("query %d starts version %d without a fit", i, q.Version)
+					case q.GP == nil && q.Timing.GPFit <= 0:
+						t.Errorf("query %d kept the GP without timing its conditioning", i)
+					case q.GP != nil && q.GPKept:
+						t.Errorf("query %d both fitted and kept the GP", i)
+					case refit == "5" && !first && (q.GP != nil) != (since >= 5):
+						t.Errorf("round %d: fitted %v after %d evaluations since the last fit, want a fit from 5 on", i, q.GP != nil, since)
+					}
+					if q.GP != nil {
+						since = 0
+					}
+				}
+				if q.Valid && !q.Known {
+					since++
+				}
+			}
+			if !(res.Best < res.InitialBest) {
+				t.Errorf("best %.4f does not improve on the start %.4f", res.Best, res.InitialBest)
+			}
+		})
+	}
+}
+
+// TestGPRefitResume: a run under --gp-refit 5 or auto crashed between two
+// fits (and at a version's first fit) resumes to the uninterrupted run's
+// queries, with GPWarmFile (no fit replayed) and without it (the version's
+// fits replayed), for the rounds of q = 1 and q = 4 and the authors' loop.
+func TestGPRefitResume(t *testing.T) {
+	for _, c := range []struct {
+		refit   bo.GPRefit
+		repeats bo.Repeats
+		q       int
+		at      []int // evaluations at which the run crashes (5 prior samples a version first)
+	}{
+		{"5", bo.RepeatsSkip, 1, []int{5 + 1, 5 + 3, 5 + 10 + 5 + 8}},
+		{bo.GPRefitAuto, bo.RepeatsSkip, 1, []int{5 + 4, 5 + 10 + 5 + 7}},
+		{"5", bo.RepeatsSkip, 4, []int{5 + 6, 5 + 10 + 5 + 3}},
+		{"5", bo.RepeatsAuthors, 1, []int{5 + 3, 5 + 10 + 5 + 9}},
+	} {
+		cfg := refitConfig(c.refit, c.repeats, c.q)
+		for _, at := range c.at {
+			for _, keep := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/q%d/at%d/warm-file-%v", c.refit, c.repeats, c.q, at, keep), func(t *testing.T) {
+					want := refitRun(t, cfg)
+					dir := t.TempDir()
+					crashRun(t, cfg, dir, at)
+					journal := readJournalQueries(t, dir)
+					if _, n, kept := fits(journal); kept == 0 && at > 5+5 {
+						t.Errorf("the crashed run kept no GP in %d queries (%d fits): the crash is not between fits", len(journal), n)
+					}
+					if !keep {
+						os.Remove(filepath.Join(dir, bo.GPWarmFile))
+					}
+					got, err := runToy(t, cfg, dir, true, nil, t.Logf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// The resume goes on in the last journaled version, and
+					// replays its fits without the file, unless that version
+					// had spent its queries (the crash came in the next one's
+					// prior samples).
+					inVersion := 0
+					for _, q := range journal {
+						if q.Version == journal[len(journal)-1].Version && (c.repeats == bo.RepeatsAuthors || q.Valid && !q.Known) {
+							inVersion++
+						}
+					}
+					if replayed := got.ReplayedFits > 0; replayed == keep && inVersion < cfg.RetrainEvery {
+						t.Errorf("replayed %d GP fits with %s kept %v", got.ReplayedFits, bo.GPWarmFile, keep)
+					}
+					sameQueries(t, got.Queries, want.Queries)
+				})
+			}
+		}
+	}
+}
+
+// readJournalQueries returns the queries journaled in dir (those of
+// rounds included, evaluated or not).
+func readJournalQueries(t *testing.T, dir string) []bo.Query {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, bo.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []bo.Query
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Query *bo.Query
+			Round *bo.Round
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Query != nil {
+			qs = append(qs, *rec.Query)
+		}
+		if rec.Round != nil {
+			qs = append(qs, rec.Round.Queries...)
+		}
+	}
+	return qs
+}
+
+// TestGPRefitConfig: the schedule is parsed and validated naming the flag
+// or field, recorded in config.json as gp-refit, a run whose config.json
+// predates it resumes as every, and a resume with another schedule is
+// refused naming both.
+func TestGPRefitConfig(t *testing.T) {
+	for _, s := range []string{"every", "auto", "1", "25"} {
+		if g, err := bo.ParseGPRefit(s); err != nil || string(g) != s {
+			t.Errorf("ParseGPRefit(%q) = %q, %v", s, g, err)
+		}
+	}
+	for _, s := range []string{"", "0", "-3", "05", "2.5", "always"} {
+		if _, err := bo.ParseGPRefit(s); err == nil || !strings.Contains(err.Error(), "--gp-refit") {
+			t.Errorf("ParseGPRefit(%q): %v, want an error naming --gp-refit", s, err)
+		}
+		cfg := toyConfig()
+		cfg.GPRefit = bo.GPRefit(s)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "gp-refit") {
+			t.Errorf("config with gp-refit %q: %v, want an error naming gp-refit", s, err)
+		}
+	}
+
+	dir := t.TempDir()
+	cfg := toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 2, 0
+	if _, err := runToy(t, cfg, dir, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, bo.ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["gp-refit"] != "every" {
+		t.Fatalf("config.json records gp-refit %q, want every", m["gp-refit"])
+	}
+	other := cfg
+	other.GPRefit, other.Budget = "10", 3
+	_, err = runToy(t, other, dir, true, nil, nil)
+	if want := `gp-refit: the run has "every", now "10"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("resume with another schedule: %v, want an error containing %s", err, want)
+	}
+	delete(m, "gp-refit") // a run made before the setting
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Budget = 3
+	res, err := runToy(t, cfg, dir, true, nil, nil)
+	if err != nil {
+		t.Fatalf("resume of a run from before gp-refit as every: %v", err)
+	}
+	if res.Resumed != 2 || len(res.Queries) != 3 {
+		t.Errorf("resumed %d queries and ended with %d, want 2 and 3", res.Resumed, len(res.Queries))
+	}
+}
+
+const keptChildEnv = "BO_TEST_KILL_KEPT_CHILD_DIR"
+
+// TestKillKeptChild is the child process of TestKillAndResumeKeptGP.
+func TestKillKeptChild(t *testing.T) {
+	dir := os.Getenv(keptChildEnv)
+	if dir == "" {
+		t.Skip("child of TestKillAndResumeKeptGP only")
+	}
+	p, _ := newToy(t)
+	if _, err := runToy(t, refitConfig("5", bo.RepeatsSkip, 1), dir, false, slowTask{p.Task()}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKillAndResumeKeptGP kills (SIGKILL) a run under --gp-refit 5 between
+// two fits, in version 0 and in version 1, and resumes it: the queries are
+// those of the uninterrupted run.
+func TestKillAndResumeKeptGP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	cfg := refitConfig("5", bo.RepeatsSkip, 1)
+	want := refitRun(t, cfg)
+	for _, lines := range []int{9, 28} { // rounds kept since a fit, in versions 0 and 1
+		t.Run(fmt.Sprint(lines), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKillKeptChild$")
+			cmd.Env = append(os.Environ(), keptChildEnv+"="+dir)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			deadline := time.After(60 * time.Second)
+			for journalLines(dir) < lines {
+				select {
+				case err := <-done:
+					t.Fatalf("the child ended by itself (%v) after %d journal lines, before the kill point %d", err, journalLines(dir), lines)
+				case <-deadline:
+					cmd.Process.Kill()
+					<-done
+					t.Fatalf("the child did not reach %d journal lines in 60 s (%d)", lines, journalLines(dir))
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			var exit *exec.ExitError
+			if err := <-done; !errors.As(err, &exit) || exit.ExitCode() != -1 {
+				t.Fatalf("the child ended by itself (%v) before it was killed", err)
+			}
+			journal := readJournalQueries(t, dir)
+			if last := journal[len(journal)-1]; !journal[last.Round-journal[0].Index].GPKept {
+				t.Errorf("the last round journaled before the kill (query %d) fitted the GP: the kill was not between fits", last.Round)
+			}
+			killedAt := journalLines(dir)
+			got, err := runToy(t, cfg, dir, true, nil, t.Logf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("killed after %d journal lines; %d queries resumed, %d fits replayed", killedAt, got.Resumed, got.ReplayedFits)
+			sameQueries(t, got.Queries, want.Queries)
+		})
+	}
+}
