@@ -158,10 +158,19 @@ func shardPath(dir string, s int) string { return shardFile(dir, s, ".gob") }
 // example is already a gob (jtvae.Pack), and the shard's other fields are
 // few.
 func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
-	sh := packedShard{Key: key, Start: lo, Pack: jtvae.PackVersion, Smiles: smiles,
+	return writeShardFile(path, packedShardMagic, key, lo, smiles, ex, nil)
+}
+
+// writeShardFile writes the molecules of ex marked in made (all of them when
+// made is nil, a whole shard) atomically: magic, the SHA-256 of the payload,
+// the gob of a packedShard (whose Made is made). Whole shards and part files
+// (writePart) differ only in their magic and Made.
+func writeShardFile(path, magic, key string, lo int, smiles []string, ex []Cached, made []bool) error {
+	sh := packedShard{Key: key, Start: lo, Pack: jtvae.PackVersion, Smiles: smiles, Made: slices.Clone(made),
 		Packed: make([][]byte, len(ex)), Errors: make([]string, len(ex))}
 	for k, c := range ex {
 		switch {
+		case made != nil && !made[k]:
 		case c.Err != nil:
 			sh.Errors[k] = c.Err.Error()
 		case c.Example.Packed == nil:
@@ -176,7 +185,7 @@ func writeShard(path, key string, lo int, smiles []string, ex []Cached) error {
 	}
 	sum := sha256.Sum256(payload.Bytes())
 	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		for _, b := range [][]byte{[]byte(packedShardMagic), sum[:], payload.Bytes()} {
+		for _, b := range [][]byte{[]byte(magic), sum[:], payload.Bytes()} {
 			if _, err := w.Write(b); err != nil {
 				return err
 			}

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
@@ -251,32 +250,7 @@ func (c *lazyCache) stats() (molecules, shards int) {
 // the part magic, SHA-256 of the payload, the gob of a packedShard whose
 // Made marks them.
 func writePart(path, key string, lo int, smiles []string, ex []Cached, done []bool) error {
-	sh := packedShard{Key: key, Start: lo, Pack: jtvae.PackVersion, Smiles: smiles, Made: slices.Clone(done),
-		Packed: make([][]byte, len(ex)), Errors: make([]string, len(ex))}
-	for k, c := range ex {
-		switch {
-		case !done[k]:
-		case c.Err != nil:
-			sh.Errors[k] = c.Err.Error()
-		case c.Example.Packed == nil:
-			return fmt.Errorf("featurisation cache %s: molecule %d not packed", path, lo+k)
-		default:
-			sh.Packed[k] = c.Example.Packed
-		}
-	}
-	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(&sh); err != nil {
-		return fmt.Errorf("featurisation cache %s: %w", path, err)
-	}
-	sum := sha256.Sum256(payload.Bytes())
-	return numpy.AtomicWriteFile(path, func(w io.Writer) error {
-		for _, b := range [][]byte{[]byte(partShardMagic), sum[:], payload.Bytes()} {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return writeShardFile(path, partShardMagic, key, lo, smiles, ex, done)
 }
 
 // readPart reads a part file into out and done, checking it as readShard
