@@ -189,12 +189,9 @@
 //   - The sparse GP trains on the Titsias bound by default, as the paper
 //     says; GPObjective "fitc" trains with the FITC marginal likelihood, as
 //     the authors' pinned GPyTorch did (docs/design.md section 11). Titsias is
-//     the default because it predicts held-out points better: on expression
-//     encodings (a 1-epoch VAE, `analyze gp-loglik --max-points 2500
-//     --splits 3 --inducing 500 --seed 1`) the mean predictive
-//     log-likelihood is -1.41 ± 0.05 with Titsias and -4.92 ± 3.70 with
-//     FITC (-10.1 on one split: overconfident predictions), and
-//     -1.39 ± 0.07 vs -3.71 ± 1.15 at 1500 points with 200 inducing.
+//     the default because it predicts held-out points better, FITC's
+//     predictions being overconfident (the measurement and its command:
+//     docs/performance.md, "GP: the Titsias bound against FITC").
 //
 // Choices where the reference differs or is silent: an invalid decode is
 // evaluated as the task's failure score (the reference redoes the step);
