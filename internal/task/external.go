@@ -98,7 +98,7 @@ func ProgramOptions(own ...string) []Option {
 	if !slices.Contains(own, ObjectiveOption) {
 		opts = append(opts, StringOption(ObjectiveOption, BuiltinObjective, BuiltinObjective+
 			" (the task's own) or "+CommandPrefix+"\"CMD ARGS\": your program, one JSON line per object in, one score line out "+
-			"(README, \"Your own objective\")", VerbOptimize))
+			"(docs/objectives.md)", VerbOptimize))
 	}
 	if !slices.Contains(own, InitialOption) {
 		opts = append(opts, IntOption(InitialOption, 0, 0, "start from N distinct objects drawn at random (--seed) from the data set and "+
