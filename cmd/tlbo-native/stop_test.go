@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,24 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// TestBatchStopChild is a batch verb of TestBatchStopsOnSIGTERM in a
-// process of its own (to be signalled): the arguments are the JSON list in
-// TLBO_STOP_CHILD; it exits as main does.
-func TestBatchStopChild(t *testing.T) {
-	spec := os.Getenv("TLBO_STOP_CHILD")
-	if spec == "" {
-		t.Skip("a child process of TestBatchStopsOnSIGTERM")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(spec), &args); err != nil {
-		t.Fatal(err)
-	}
-	if err := runCLI(args...); err != nil {
-		fmt.Fprintln(os.Stderr, "tlbo-native:", err)
-		os.Exit(exitStatus(err))
-	}
-}
 
 // molecules returns n small molecules, one a line.
 func molecules(n int) []string {
@@ -55,12 +37,8 @@ func TestBatchStopsOnSIGTERM(t *testing.T) {
 	}
 	start := func(stdin string, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
 		t.Helper()
-		spec, err := json.Marshal(args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestBatchStopChild$")
-		cmd.Env = append(os.Environ(), "TLBO_STOP_CHILD="+string(spec))
+		cmd := cliChild(t, &bytes.Buffer{}, nil, args...)
+		cmd.Stdout = nil // read through StdoutPipe below
 		if stdin != "" {
 			f, err := os.Open(stdin)
 			if err != nil {

@@ -553,6 +553,44 @@ func journalLines(dir string) int {
 	return n
 }
 
+// killChildAt starts the test function child in a process of its own with
+// env set to dir, SIGKILLs it once the journal in dir has lines complete
+// lines, and returns the lines it had then. The kill must hit a running
+// child that has reached the kill point; a child that failed or finished
+// early, or never got there, tests nothing.
+func killChildAt(t *testing.T, child, env, dir string, lines int) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for journalLines(dir) < lines {
+		select {
+		case err := <-done:
+			t.Fatalf("the child ended by itself (%v) after %d journal lines, before the kill point %d", err, journalLines(dir), lines)
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("the child did not reach %d journal lines in 60 s (%d)", lines, journalLines(dir))
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	err := <-done
+	killedAt := journalLines(dir)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+		t.Fatalf("the child ended by itself (%v) before it was killed, after %d journal lines", err, killedAt)
+	}
+	return killedAt
+}
+
 func TestKillAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
@@ -561,37 +599,7 @@ func TestKillAndResume(t *testing.T) {
 	for _, lines := range []int{3, 16} { // in version 0, and in version 1 (GP replay)
 		t.Run(fmt.Sprint(lines), func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$")
-			cmd.Env = append(os.Environ(), childEnv+"="+dir)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			deadline := time.After(60 * time.Second)
-			// The kill must hit a running child that has reached the kill
-			// point; a child that failed or finished early, or never got
-			// there, tests nothing.
-			for journalLines(dir) < lines {
-				select {
-				case err := <-done:
-					t.Fatalf("the child ended by itself (%v) after %d journal lines, before the kill point %d", err, journalLines(dir), lines)
-				case <-deadline:
-					cmd.Process.Kill()
-					<-done
-					t.Fatalf("the child did not reach %d journal lines in 60 s (%d)", lines, journalLines(dir))
-				case <-time.After(2 * time.Millisecond):
-				}
-			}
-			if err := cmd.Process.Kill(); err != nil { // SIGKILL
-				t.Fatal(err)
-			}
-			err := <-done
-			killedAt := journalLines(dir)
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != -1 {
-				t.Fatalf("the child ended by itself (%v) before it was killed, after %d journal lines", err, killedAt)
-			}
+			killedAt := killChildAt(t, "TestKillChild", childEnv, dir, lines)
 			if killedAt >= 63 {
 				t.Fatalf("the child finished (%d journal lines) before it was killed", killedAt)
 			}

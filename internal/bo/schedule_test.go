@@ -2,14 +2,11 @@ package bo_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 )
@@ -280,37 +277,11 @@ func TestKillAndResumeKeptGP(t *testing.T) {
 	for _, lines := range []int{9, 28} { // rounds kept since a fit, in versions 0 and 1
 		t.Run(fmt.Sprint(lines), func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestKillKeptChild$")
-			cmd.Env = append(os.Environ(), keptChildEnv+"="+dir)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			deadline := time.After(60 * time.Second)
-			for journalLines(dir) < lines {
-				select {
-				case err := <-done:
-					t.Fatalf("the child ended by itself (%v) after %d journal lines, before the kill point %d", err, journalLines(dir), lines)
-				case <-deadline:
-					cmd.Process.Kill()
-					<-done
-					t.Fatalf("the child did not reach %d journal lines in 60 s (%d)", lines, journalLines(dir))
-				case <-time.After(2 * time.Millisecond):
-				}
-			}
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			var exit *exec.ExitError
-			if err := <-done; !errors.As(err, &exit) || exit.ExitCode() != -1 {
-				t.Fatalf("the child ended by itself (%v) before it was killed", err)
-			}
+			killedAt := killChildAt(t, "TestKillKeptChild", keptChildEnv, dir, lines)
 			journal := readJournalQueries(t, dir)
 			if last := journal[len(journal)-1]; !journal[last.Round-journal[0].Index].GPKept {
 				t.Errorf("the last round journaled before the kill (query %d) fitted the GP: the kill was not between fits", last.Round)
 			}
-			killedAt := journalLines(dir)
 			got, err := runToy(t, cfg, dir, true, nil, t.Logf)
 			if err != nil {
 				t.Fatal(err)
