@@ -107,14 +107,9 @@ type LoopCost struct {
 // journal, which may be gzipped (journal.jsonl.gz) and may end in a torn
 // line.
 func ReadLoopCost(dir string) (LoopCost, error) {
-	path := filepath.Join(dir, JournalFile)
-	b, err := os.ReadFile(path)
+	path, b, err := ReadJournalFile(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		path += journalGzSuffix
-		b, err = readGzip(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return LoopCost{}, fmt.Errorf("bo: %s has no %s nor %s", dir, JournalFile, JournalFile+journalGzSuffix)
-		}
+		return LoopCost{}, fmt.Errorf("bo: %s has no %s nor %s", dir, JournalFile, JournalFile+journalGzSuffix)
 	}
 	if err != nil {
 		return LoopCost{}, fmt.Errorf("bo: read journal %s: %w", path, err)
@@ -128,6 +123,19 @@ func ReadLoopCost(dir string) (LoopCost, error) {
 		return LoopCost{}, fmt.Errorf("bo: journal %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// ReadJournalFile returns the journal text of the run in dir and its path:
+// journal.jsonl, else a committed run's gzipped journal.jsonl.gz (an error
+// matching fs.ErrNotExist when there is neither).
+func ReadJournalFile(dir string) (path string, b []byte, err error) {
+	path = filepath.Join(dir, JournalFile)
+	b, err = os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		path += journalGzSuffix
+		b, err = readGzip(path)
+	}
+	return path, b, err
 }
 
 // readGzip returns the decompressed content of the gzip file path.

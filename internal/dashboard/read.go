@@ -2,11 +2,9 @@ package dashboard
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -276,33 +274,13 @@ func (r *Run) summarise(initial float64) {
 // readJournalFile returns a run's journal text, its file name and when it
 // last changed: journal.jsonl, else the gzipped copy of a committed run.
 func readJournalFile(dir string) (string, []byte, time.Time, error) {
-	path := filepath.Join(dir, bo.JournalFile)
-	f, err := os.Open(path)
-	gz := false
-	if errors.Is(err, fs.ErrNotExist) {
-		path += ".gz"
-		f, err = os.Open(path)
-		gz = true
-	}
-	if err != nil {
-		return "", nil, time.Time{}, fmt.Errorf("read journal: %w", err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", nil, time.Time{}, fmt.Errorf("read journal: %w", err)
-	}
-	var rd io.Reader = f
-	if gz {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return "", nil, time.Time{}, fmt.Errorf("read journal %s: %w", path, err)
-		}
-		rd = zr
-	}
-	b, err := io.ReadAll(rd)
+	path, b, err := bo.ReadJournalFile(dir)
 	if err != nil {
 		return "", nil, time.Time{}, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", nil, time.Time{}, fmt.Errorf("read journal: %w", err)
 	}
 	return filepath.Base(path), b, info.ModTime(), nil
 }
