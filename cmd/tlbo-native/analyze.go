@@ -325,7 +325,7 @@ func recoveryCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "pretrained", Usage: "pretrained VAE of some runs (.pt), matched to runs by config.json's vae-sha256, reported as l = 0"},
 			&cli.IntFlag{Name: "decodes", Value: 100, Usage: "decodings per latent point (--decoding sampled)"},
 			&cli.StringFlag{Name: "decoding", Value: "sampled", Usage: "sampled: --decodes draws from the decoder's distribution; mode: the task's own decode (topology: rounded pixels), one per point"},
-			&cli.Float64Flag{Name: "threshold", Usage: "similarity a decoding must exceed (default: the task's, 0.8 for topology)"},
+			&cli.Float64Flag{Name: "threshold", Usage: "similarity a decoding must exceed", DefaultText: "the task's, 0.8 for topology"},
 			&cli.IntFlag{Name: "candidates", Value: 100, Usage: "most candidates drawn from q(z | target) per version (0: carry the first encoder mean)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the decodings and candidates"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},

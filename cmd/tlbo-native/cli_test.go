@@ -26,6 +26,47 @@ func runOut(args ...string) (string, error) {
 	return out.String(), err
 }
 
+// TestHelpDefaults: each flag of the verbs whose defaults depend on the
+// task or the verb shows one default, the right one: optimize and train
+// per task and for one task, --elbo each verb's own.
+func TestHelpDefaults(t *testing.T) {
+	var verbs [][]string
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Name == "help" {
+				continue
+			}
+			path := append(append([]string(nil), prefix...), c.Name)
+			verbs = append(verbs, path)
+			walk(path, c.Subcommands)
+		}
+	}
+	walk(nil, newApp().Commands)
+	for _, name := range task.Names() {
+		verbs = append(verbs, []string{"optimize", "--task", name}, []string{"train", "--task", name})
+	}
+	for _, args := range verbs {
+		out, err := runOut(append(args, "--help")...)
+		if err != nil {
+			t.Fatalf("%v --help: %v", args, err)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%v --help: two defaults in %q", args, line)
+			}
+		}
+		want := map[string]string{"optimize": `(default: "t")`, "train": `(default: "lbo")`}[args[0]]
+		if want != "" && !strings.Contains(out, want) {
+			t.Errorf("%v --help lacks --elbo's %s", args, want)
+		}
+	}
+	out, _ := runOut("optimize", "--task", "molecule", "--help")
+	if !strings.Contains(out, "(default: 2000, the molecule task's)") || strings.Contains(out, "(default: 0)\n   --n-rand") {
+		t.Errorf("optimize --task molecule --help: --n-best's default is not the molecule task's 2000 alone:\n%s", out)
+	}
+}
+
 // TestTaskOptions: a task's verb offers that task's options for that verb
 // only, typed and checked; an option of another task, or of another verb,
 // is an error naming it; the README's spellings keep working.
@@ -64,7 +105,7 @@ func TestTaskOptions(t *testing.T) {
 	has("train --task topology", h, "--target", "--designs", "--target-seed", "the topology task's")
 	lacks("train --task topology", h, "--hidden", "--vocab")
 	h = help("train")
-	has("train", h, "train --task T --help", "default per task")
+	has("train", h, "train --task T --help", "(default: expression 300, molecule 1, topology 300)")
 	lacks("train", h, "--hidden", "--vocab", "--target")
 	h = help("data", "molecule")
 	has("data molecule", h, "--candidates", "-n", "--vocab", "--workers")

@@ -50,27 +50,27 @@ func optimizeCommand() *cli.Command {
 // per task).
 func optimizeFlags(t task.Task) []cli.Flag {
 	d := bo.DefaultConfig()
-	def := func(get func(task.Defaults) string) string { return " (" + defaultUsage(t, get) + ")" }
+	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
+		return withDefaultText(f, defaultUsage(t, get))
+	}
 	flags := []cli.Flag{taskFlag(t, true),
 		// Not Required: on --resume the run's own is taken (resumeFlags).
 		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header; required, but on --resume the run's)",
 			TakesFile: true}}
-	flags = append(flags, elboFlags(t)...)
+	flags = append(flags, elboFlags(t, optimizeELBO)...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "strategy", Value: string(d.Strategy), Usage: "bo, random (uniform in the encoded data's box) or prior (samples of N(0, I))"},
-		&cli.IntFlag{Name: "budget", Usage: "evaluations B" + def(func(d task.Defaults) string { return fmt.Sprint(d.Budget) })},
-		&cli.IntFlag{Name: "retrain-every", Usage: "queries between retrainings r" + def(func(d task.Defaults) string { return fmt.Sprint(d.RetrainEvery) })},
-		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform weights" + def(func(d task.Defaults) string { return fmtFloat(d.RankK) })},
-		&cli.Float64Flag{Name: "initial-retrain-epochs", Usage: "retraining before the first query" +
-			def(func(d task.Defaults) string { return fmtFloat(d.InitialRetrainEpochs) })},
-		&cli.Float64Flag{Name: "retrain-epochs", Usage: "retraining every r queries" + def(func(d task.Defaults) string { return fmtFloat(d.RetrainEpochs) })},
-		&cli.IntFlag{Name: "retrain-batch-size", Usage: "retraining mini-batch size" + def(func(d task.Defaults) string { return fmt.Sprint(d.RetrainBatchSize) })},
-		&cli.Float64Flag{Name: "retrain-grad-clip", Usage: "retraining gradient-norm clipping, 0 for none" +
-			def(func(d task.Defaults) string { return fmtFloat(d.RetrainGradClip) })},
+		def(&cli.IntFlag{Name: "budget", Usage: "evaluations B"}, func(d task.Defaults) string { return fmt.Sprint(d.Budget) }),
+		def(&cli.IntFlag{Name: "retrain-every", Usage: "queries between retrainings r"}, func(d task.Defaults) string { return fmt.Sprint(d.RetrainEvery) }),
+		def(&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform weights"}, func(d task.Defaults) string { return fmtFloat(d.RankK) }),
+		def(&cli.Float64Flag{Name: "initial-retrain-epochs", Usage: "retraining before the first query"}, func(d task.Defaults) string { return fmtFloat(d.InitialRetrainEpochs) }),
+		def(&cli.Float64Flag{Name: "retrain-epochs", Usage: "retraining every r queries"}, func(d task.Defaults) string { return fmtFloat(d.RetrainEpochs) }),
+		def(&cli.IntFlag{Name: "retrain-batch-size", Usage: "retraining mini-batch size"}, func(d task.Defaults) string { return fmt.Sprint(d.RetrainBatchSize) }),
+		def(&cli.Float64Flag{Name: "retrain-grad-clip", Usage: "retraining gradient-norm clipping, 0 for none"}, func(d task.Defaults) string { return fmtFloat(d.RetrainGradClip) }),
 		&cli.StringFlag{Name: "acq", Value: string(d.Acq), Usage: "ei or logei"},
-		&cli.IntFlag{Name: "n-best", Usage: "best points of the GP's training set" + def(func(d task.Defaults) string { return fmt.Sprint(d.NBest) })},
-		&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set" + def(func(d task.Defaults) string { return fmt.Sprint(d.NRand) })},
-		&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP" + def(func(d task.Defaults) string { return fmt.Sprint(d.Inducing) })},
+		def(&cli.IntFlag{Name: "n-best", Usage: "best points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NBest) }),
+		def(&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NRand) }),
+		def(&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP"}, func(d task.Defaults) string { return fmt.Sprint(d.Inducing) }),
 		&cli.StringFlag{Name: "kernel", Value: d.Kernel.String(), Usage: "rbf or matern52"},
 		&cli.StringFlag{Name: "gp-objective", Value: string(d.GPObjective), Usage: "sparse GP training objective: titsias or fitc"},
 		&cli.StringFlag{Name: "gp-refit", Value: string(d.GPRefit), Usage: "when the GP's hyperparameters and inducing points are fitted: " +
@@ -173,11 +173,7 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if c.String("vae") == "" {
 		return fmt.Errorf("optimize: --vae is required (on --resume, the run's own: %s keeps it)", filepath.Join(dir, bo.FlagsFile))
 	}
-	elboName := "t"
-	if c.IsSet("elbo") {
-		elboName = c.String("elbo")
-	}
-	elbo, err := elboFromFlags(c, t, elboName)
+	elbo, err := elboFromFlags(c, t, c.String("elbo"))
 	if err != nil {
 		return err
 	}

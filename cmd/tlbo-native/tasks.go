@@ -231,13 +231,12 @@ func usageError(verbName, verb string, t task.Task, err error) error {
 
 // taskFlag names the task of a verb (filled in by dispatch).
 func taskFlag(t task.Task, fromVAE bool) cli.Flag {
-	usage := "task: " + strings.Join(task.Names(), ", ")
-	if fromVAE {
-		usage += " (default: the task of --vae's network)"
-	}
-	f := &cli.StringFlag{Name: "task", Usage: usage}
+	f := &cli.StringFlag{Name: "task", Usage: "task: " + strings.Join(task.Names(), ", ")}
 	if t != nil {
 		f.Value = t.Name()
+	}
+	if fromVAE {
+		f.DefaultText = "the task of --vae's network"
 	}
 	return f
 }
@@ -311,34 +310,61 @@ func taskEnv(c *cli.Context, t task.Task, verb task.Verb) (*task.Env, error) {
 	return env, nil
 }
 
-// defaultUsage describes a setting's default: the task's when there is one,
-// else every task's, e.g. "default per task: expression 10, topology 1".
+// defaultUsage describes a setting's default, which the help shows as the
+// flag's default: the task's when there is one ("10, the expression task's"),
+// else every task's ("expression 10, molecule 1, topology 1").
 func defaultUsage(t task.Task, get func(task.Defaults) string) string {
 	if t != nil {
-		return "default " + get(t.Defaults()) + ", the " + t.Name() + " task's"
+		return get(t.Defaults()) + ", the " + t.Name() + " task's"
 	}
 	var parts []string
 	for _, name := range task.Names() {
 		other, _ := task.Lookup(name)
 		parts = append(parts, name+" "+get(other.Defaults()))
 	}
-	return "default per task: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
+}
+
+// withDefaultText makes text the default that f's help shows: a flag whose
+// default depends on the task holds no value of its own (0 or ""), which
+// the help would otherwise print as its default.
+func withDefaultText(f cli.Flag, text string) cli.Flag {
+	switch f := f.(type) {
+	case *cli.IntFlag:
+		f.DefaultText = text
+	case *cli.Float64Flag:
+		f.DefaultText = text
+	case *cli.StringFlag:
+		f.DefaultText = text
+	case *cli.BoolFlag:
+		f.DefaultText = text
+	default:
+		panic(fmt.Sprintf("withDefaultText: flag %T", f)) // a programming error, caught by TestHelpDefaults
+	}
+	return f
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// The shared ELBO flags of train and optimize: the same names and meanings.
-func elboFlags(t task.Task) []cli.Flag {
+// The default objectives: optimize runs T-LBO, train pretrains the plain
+// VAE (LBO's), as the paper's protocol starts from it.
+const (
+	optimizeELBO = "t"
+	trainELBO    = "lbo"
+)
+
+// elboFlags are the shared ELBO flags of train and optimize (the same
+// names and meanings); elbo is the verb's default objective.
+func elboFlags(t task.Task, elbo string) []cli.Flag {
+	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
+		return withDefaultText(f, defaultUsage(t, get))
+	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "elbo", Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is LBO with a warped GP)"},
-		&cli.Float64Flag{Name: "metric-weight", Usage: "beta_metric, the metric-loss weight (" +
-			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }) + ")"},
-		&cli.Float64Flag{Name: "pred-weight", Usage: "beta_TP, the target-prediction weight (" +
-			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.PredWeight) }) + ")"},
-		&cli.Float64Flag{Name: "eta", Usage: "metric-loss threshold between positives and negatives (" +
-			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.Eta) }) + ")"},
-		&cli.Float64Flag{Name: "nu", Usage: "soft-triplet smoothing temperature, 0 for unset: w_p = w_n = 1 (" +
-			defaultUsage(t, func(d task.Defaults) string { return fmtFloat(d.Nu) }) + ")"},
+		&cli.StringFlag{Name: "elbo", Value: elbo, Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is LBO with a warped GP)"},
+		def(&cli.Float64Flag{Name: "metric-weight", Usage: "beta_metric, the metric-loss weight"}, func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }),
+		def(&cli.Float64Flag{Name: "pred-weight", Usage: "beta_TP, the target-prediction weight"}, func(d task.Defaults) string { return fmtFloat(d.PredWeight) }),
+		def(&cli.Float64Flag{Name: "eta", Usage: "metric-loss threshold between positives and negatives"}, func(d task.Defaults) string { return fmtFloat(d.Eta) }),
+		def(&cli.Float64Flag{Name: "nu", Usage: "soft-triplet smoothing temperature, 0 for unset: w_p = w_n = 1"}, func(d task.Defaults) string { return fmtFloat(d.Nu) }),
 		&cli.Float64Flag{Name: "margin", Value: models.DefaultMargin, Usage: "hard-triplet margin"},
 	}
 }

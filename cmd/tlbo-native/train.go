@@ -42,41 +42,41 @@ func trainCommand() *cli.Command {
 // trainFlags are train's own flags, defaults shown for task t (nil: per
 // task).
 func trainFlags(t task.Task) []cli.Flag {
-	def := func(get func(task.Defaults) string) string { return " (" + defaultUsage(t, get) + ")" }
+	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
+		return withDefaultText(f, defaultUsage(t, get))
+	}
 	flags := []cli.Flag{taskFlag(t, false)}
-	flags = append(flags, elboFlags(t)...)
+	flags = append(flags, elboFlags(t, trainELBO)...)
 	flags = append(flags,
-		&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform sampling" + def(func(d task.Defaults) string { return fmtFloat(d.K) })},
-		&cli.IntFlag{Name: "epochs", Usage: "epochs in total, resumed ones included" + def(func(d task.Defaults) string { return fmt.Sprint(d.Epochs) })},
-		&cli.IntFlag{Name: "batch-size", Usage: "mini-batch size" + def(func(d task.Defaults) string { return fmt.Sprint(d.BatchSize) })},
-		&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate" + def(func(d task.Defaults) string { return fmtFloat(d.LR) })},
-		&cli.Float64Flag{Name: "beta-init", Usage: "KL weight at the start (default: the task's schedule)"},
-		&cli.Float64Flag{Name: "beta-final", Usage: "KL weight at the end of annealing (default: the task's schedule)"},
-		&cli.IntFlag{Name: "beta-warmup", Usage: "steps before beta starts growing (default: the task's schedule)"},
-		&cli.IntFlag{Name: "beta-every", Usage: "steps between two increases of beta (default: the task's schedule)"},
-		&cli.Float64Flag{Name: "beta-step", Usage: "linear annealing: beta grows by this every --beta-every steps, as icml18-jtnn's " +
-			"fast_molvae (0.002 every 2000 after 39999 from 0 to 1); 0: geometric, by --beta-factor (default: the task's schedule)"},
-		&cli.Float64Flag{Name: "beta-factor", Usage: "geometric annealing: beta is multiplied by this every --beta-every steps (default: the task's schedule)"},
-		&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none" + def(func(d task.Defaults) string { return fmtFloat(d.GradClip) })},
+		def(&cli.StringFlag{Name: "k", Usage: "rank-weight k, inf for uniform sampling"}, func(d task.Defaults) string { return fmtFloat(d.K) }),
+		def(&cli.IntFlag{Name: "epochs", Usage: "epochs in total, resumed ones included"}, func(d task.Defaults) string { return fmt.Sprint(d.Epochs) }),
+		def(&cli.IntFlag{Name: "batch-size", Usage: "mini-batch size"}, func(d task.Defaults) string { return fmt.Sprint(d.BatchSize) }),
+		def(&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate"}, func(d task.Defaults) string { return fmtFloat(d.LR) }),
+		def(&cli.Float64Flag{Name: "beta-init", Usage: "KL weight at the start"}, func(d task.Defaults) string { return fmtFloat(d.Beta.Init) }),
+		def(&cli.Float64Flag{Name: "beta-final", Usage: "KL weight at the end of annealing"}, func(d task.Defaults) string { return fmtFloat(d.Beta.Final) }),
+		def(&cli.IntFlag{Name: "beta-warmup", Usage: "steps before beta starts growing"}, func(d task.Defaults) string { return fmt.Sprint(d.Beta.Warmup) }),
+		def(&cli.IntFlag{Name: "beta-every", Usage: "steps between two increases of beta"}, func(d task.Defaults) string { return fmt.Sprint(d.Beta.Every) }),
+		def(&cli.Float64Flag{Name: "beta-step", Usage: "linear annealing: beta grows by this every --beta-every steps, as icml18-jtnn's " +
+			"fast_molvae (0.002 every 2000 after 39999 from 0 to 1); 0: geometric, by --beta-factor"}, func(d task.Defaults) string { return fmtFloat(d.Beta.Step) }),
+		def(&cli.Float64Flag{Name: "beta-factor", Usage: "geometric annealing: beta is multiplied by this every --beta-every steps"}, func(d task.Defaults) string { return fmtFloat(d.Beta.Factor) }),
+		def(&cli.Float64Flag{Name: "grad-clip", Usage: "gradient-norm clipping, 0 for none"}, func(d task.Defaults) string { return fmtFloat(d.GradClip) }),
 		&cli.IntFlag{Name: "latent", Usage: "latent dimension of a new network (0: the task's)"},
 		&cli.BoolFlag{Name: "lr-plateau", Value: true, Usage: "lower the learning rate when the validation loss stalls (PyTorch's " +
 			"ReduceLROnPlateau: --lr-factor after more than --lr-patience epochs without a better loss, down to --min-lr); " +
 			"--lr-plateau=false keeps it constant"},
-		&cli.Float64Flag{Name: "lr-factor", Usage: "plateau: factor of the learning rate" + def(func(d task.Defaults) string { return fmtFloat(d.PlateauFactor) })},
-		&cli.IntFlag{Name: "lr-patience", Usage: "plateau: epochs without a better validation loss before lowering" +
-			def(func(d task.Defaults) string { return fmt.Sprint(d.PlateauPatience) })},
-		&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate" + def(func(d task.Defaults) string {
+		def(&cli.Float64Flag{Name: "lr-factor", Usage: "plateau: factor of the learning rate"}, func(d task.Defaults) string { return fmtFloat(d.PlateauFactor) }),
+		def(&cli.IntFlag{Name: "lr-patience", Usage: "plateau: epochs without a better validation loss before lowering"}, func(d task.Defaults) string { return fmt.Sprint(d.PlateauPatience) }),
+		def(&cli.Float64Flag{Name: "min-lr", Usage: "plateau: floor of the learning rate"}, func(d task.Defaults) string {
 			if d.PlateauFloor == 1 {
 				return "lr (never lowered)"
 			}
 			return fmtFloat(d.PlateauFloor) + " x lr"
-		})},
-		&cli.Float64Flag{Name: "lr-decay", Usage: "multiply the learning rate by this every --lr-decay-every steps" +
-			def(func(d task.Defaults) string { return fmtFloat(d.DecayFactor) })},
-		&cli.IntFlag{Name: "lr-decay-every", Usage: "steps between two --lr-decay, 0 for none" + def(func(d task.Defaults) string { return fmt.Sprint(d.DecayEvery) })},
-		&cli.BoolFlag{Name: "augment", Usage: "augment pretraining mini-batches with the task's transformations, e.g. topology's " +
-			"rotations and flips, which keep the labels (" + defaultUsage(t, func(d task.Defaults) string { return fmt.Sprint(d.PretrainAugment) }) +
-			"; retraining in optimize always augments)"},
+		}),
+		def(&cli.Float64Flag{Name: "lr-decay", Usage: "multiply the learning rate by this every --lr-decay-every steps"}, func(d task.Defaults) string { return fmtFloat(d.DecayFactor) }),
+		def(&cli.IntFlag{Name: "lr-decay-every", Usage: "steps between two --lr-decay, 0 for none"}, func(d task.Defaults) string { return fmt.Sprint(d.DecayEvery) }),
+		def(&cli.BoolFlag{Name: "augment", Usage: "augment pretraining mini-batches with the task's transformations, e.g. topology's " +
+			"rotations and flips, which keep the labels (retraining in optimize always augments)"},
+			func(d task.Defaults) string { return fmt.Sprint(d.PretrainAugment) }),
 		&cli.Float64Flag{Name: "labelled-fraction", Value: 1, Usage: "semi-supervised: share of training points keeping their label"},
 		&cli.Float64Flag{Name: "val-fraction", Value: 0.05, Usage: "share of the data held out for validation"},
 		&cli.IntFlag{Name: "decode-attempts", Usage: "stochastic decodings per point in the final report (0: the network's default)"},
@@ -103,11 +103,7 @@ func trainFlags(t task.Task) []cli.Flag {
 // from the task's defaults.
 func trainRequest(c *cli.Context, t task.Task, dev torch.Device) (task.TrainRequest, error) {
 	d := t.Defaults()
-	elbo := "lbo"
-	if c.IsSet("elbo") {
-		elbo = c.String("elbo")
-	}
-	e, err := elboFromFlags(c, t, elbo)
+	e, err := elboFromFlags(c, t, c.String("elbo"))
 	if err != nil {
 		return task.TrainRequest{}, err
 	}

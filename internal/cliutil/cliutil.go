@@ -16,8 +16,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/openblas"
-	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -34,8 +34,8 @@ func ThreadsFlag() cli.Flag {
 
 // DataDirFlag is --data-dir of the verbs that read a task's data set.
 func DataDirFlag() cli.Flag {
-	return &cli.StringFlag{Name: "data-dir", Usage: "data directory (default: $" + task.DataEnv +
-		", then shared/data in the working directory or above it)"}
+	return &cli.StringFlag{Name: "data-dir", Usage: "data directory (default: $" + datadir.Env +
+		", then shared/data in the working directory or above it, then beside the binary: ../shared/data of its checkout)"}
 }
 
 // SetupTorch applies the --device and --threads flags. --threads bounds

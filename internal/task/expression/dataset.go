@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
-	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
 // Data set file and its public origin (shared/data/README.md).
@@ -25,9 +25,6 @@ const (
 	DataURL = "https://raw.githubusercontent.com/cambridge-mlg/weighted-retraining/master/assets/data/expr/equation2_15_dataset.txt"
 	// DataSHA256 is the sha256 of the file at DataURL.
 	DataSHA256 = "ae9850311e884f888491f56dca57ef3c2f9880899e63d26b5da3b71840591ca2"
-	// DataEnv names the environment variable giving the data directory
-	// (task.DataEnv).
-	DataEnv = task.DataEnv
 	// DefaultGenerateN is the number of expressions generated when no file can be had.
 	DefaultGenerateN = 100000
 )
@@ -92,7 +89,7 @@ func Load(opts LoadOptions) (*Dataset, error) {
 }
 
 func findExpressions(opts LoadOptions, logw io.Writer) ([]string, string, error) {
-	dirs, given, err := task.DataDirs(opts.DataDir)
+	dirs, given, err := datadir.Dirs(opts.DataDir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -148,7 +145,7 @@ func missingDataError(looked []string, fetchErr error) error {
 	}
 	return fmt.Errorf("%s. Give the directory holding expression/%s with --data-dir or $%s "+
 		"(shared/data/README.md names its origin and sha256), or pass --synthetic-data to sample expressions from the grammar instead",
-		msg, DataFileName, DataEnv)
+		msg, DataFileName, datadir.Env)
 }
 
 // readOrDownload reads the data file from dir, downloading it into dir/expression first

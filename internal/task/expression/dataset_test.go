@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 )
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -69,10 +71,10 @@ func TestLoadExplicitDir(t *testing.T) {
 	// $TLBO_DATA, with the file directly in the directory.
 	dir2 := t.TempDir()
 	writeFile(t, dir2, DataFileName, smallData)
-	t.Setenv(DataEnv, dir2)
+	t.Setenv(datadir.Env, dir2)
 	d, err = Load(LoadOptions{Target: "x", Log: &bytes.Buffer{}})
 	if err != nil || len(d.Exprs) != 3 || d.Target != "x" || !strings.Contains(d.Source, dir2) {
-		t.Errorf("Load from $%s = %+v, %v", DataEnv, d, err)
+		t.Errorf("Load from $%s = %+v, %v", datadir.Env, d, err)
 	}
 	if _, err := Load(LoadOptions{DataDir: dir, Target: "x -"}); err == nil || !strings.Contains(err.Error(), "target") {
 		t.Errorf("bad target: %v", err)
@@ -126,7 +128,7 @@ func TestLoadDownload(t *testing.T) {
 func TestLoadGenerates(t *testing.T) {
 	tmp := t.TempDir()
 	t.Chdir(tmp)
-	t.Setenv(DataEnv, "")
+	t.Setenv(datadir.Env, "")
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
 	t.Setenv("HOME", tmp)
 	// The locator searches shared/data upwards from the working directory:

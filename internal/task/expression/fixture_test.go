@@ -1,11 +1,11 @@
 package expression
 
 import (
-	"github.com/tlbo-native/tlbo-native/internal/task"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	fx "github.com/tlbo-native/tlbo-native/internal/fixture"
 )
 
@@ -26,13 +26,13 @@ func fixtureStrings(t *testing.T, key string) []string  { return fixture[[]strin
 // dataFile returns the real data set file, or skips the test when it cannot be found.
 func dataFile(t *testing.T) string {
 	t.Helper()
-	dirs, _, _ := task.DataDirs("")
+	dirs, _, _ := datadir.Dirs("")
 	for _, d := range dirs {
 		if p, ok := findFile(d); ok {
 			return p
 		}
 	}
-	t.Skipf("data set %s not found ($%s, or shared/data above %s); skipping the full-data-set test", DataFileName, DataEnv, mustWd())
+	t.Skipf("data set %s not found ($%s, or shared/data above %s); skipping the full-data-set test", DataFileName, datadir.Env, mustWd())
 	return ""
 }
 

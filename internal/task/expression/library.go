@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
@@ -133,7 +134,7 @@ func writeLines(path string, lines []string) error {
 // beside the data file that the data directories hold) for its n
 // expressions.
 func userScores(env *task.Env, n int) ([]float64, error) {
-	dirs, _, err := task.DataDirs(env.DataDir)
+	dirs, _, err := datadir.Dirs(env.DataDir)
 	if err != nil {
 		return nil, err
 	}

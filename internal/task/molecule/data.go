@@ -15,8 +15,8 @@ import (
 	"sync"
 
 	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
-	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
 // The ZINC250K files under the data directory (shared/data/README.md).
@@ -445,4 +445,4 @@ func writeList(w io.Writer, title string, xs []string) {
 // FindDataDir returns the data directory: dir when set, else $TLBO_DATA,
 // else the first shared/data in the working directory or above it that
 // holds ZincFile (task.FindDataDir).
-func FindDataDir(dir string) (string, error) { return task.FindDataDir(dir, ZincFile) }
+func FindDataDir(dir string) (string, error) { return datadir.FindDir(dir, ZincFile) }

@@ -9,14 +9,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/simp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
-
-// DataEnv names the environment variable giving the data directory
-// (task.DataEnv).
-const DataEnv = task.DataEnv
 
 // Task options.
 const (
@@ -42,11 +39,11 @@ func dataPath(env *task.Env) (string, error) {
 	if p := env.Opts.String(optDesigns); p != "" {
 		return p, nil
 	}
-	p, err := task.FindDataFile(env.DataDir, simp.DataFileName, filepath.Join("topology", simp.DataFileName))
+	p, err := datadir.FindFile(env.DataDir, simp.DataFileName, filepath.Join("topology", simp.DataFileName))
 	if err != nil {
 		return "", fmt.Errorf("topology data set: %w; make it with `tlbo-native data topology --out DIR` and give DIR with "+
 			"--data-dir or $%s, or the file with --%s, or pass --synthetic-data to solve %d small problems instead",
-			err, DataEnv, optDesigns, syntheticN)
+			err, datadir.Env, optDesigns, syntheticN)
 	}
 	return p, nil
 }
