@@ -198,3 +198,61 @@ func TestReadRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCommittedSummaries: every committed run (a directory under
+// docs/experiment/results with results.npz) has a summary.json that agrees
+// with its results.npz (counts, best, best after each checkpoint), so that
+// the tables set from summaries and from curves tell the same story; a run
+// that kept its journal agrees with it too.
+func TestCommittedSummaries(t *testing.T) {
+	root := filepath.Join("..", "..", "docs", "experiment", "results")
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != bo.ResultsFile {
+			return err
+		}
+		dir := filepath.Dir(path)
+		n++
+		s, err := Read(dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			return nil
+		}
+		curve, err := bo.ReadCurve(dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			return nil
+		}
+		if s.Run != filepath.Base(dir) || s.Queries != curve.Queries || s.Known != curve.Known ||
+			s.Evaluations != curve.Distinct() || s.InitialCalls != len(curve.Initial) ||
+			!sameBest(s.Best, curve.Best[len(curve.Best)-1]) || !sameBest(s.StartBest, curve.Best[0]) {
+			t.Errorf("%s: summary %s (start %v) disagrees with results.npz: %d queries, %d known, %d distinct, best %v (start %v)",
+				dir, s, s.StartBest, curve.Queries, curve.Known, curve.Distinct(), curve.Best[len(curve.Best)-1], curve.Best[0])
+		}
+		for _, c := range s.BestAfter {
+			if c.Evaluations >= len(curve.Best) || !sameBest(c.Best, curve.Best[c.Evaluations]) {
+				t.Errorf("%s: best after %d: %v, the curve disagrees", dir, c.Evaluations, c.Best)
+			}
+		}
+		if cost, err := bo.ReadLoopCost(dir); err == nil {
+			if s.CPU != nil && *s.CPU != cost.Total.CPU || !reflect.DeepEqual(s.Stages, cost.Stages) {
+				t.Errorf("%s: summary's cost disagrees with the journal's", dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Errorf("%d committed runs under %s, want the experiments' 150 or so", n, root)
+	}
+}
+
+// sameBest says whether a summary's best is the curve's (null for NaN).
+func sameBest(p *float64, v float64) bool {
+	if p == nil {
+		return math.IsNaN(v)
+	}
+	return *p == v
+}
