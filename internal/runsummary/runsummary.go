@@ -64,8 +64,8 @@ type Summary struct {
 	Evaluations  int `json:"distinct_evaluations"`
 	InitialCalls int `json:"initial_calls"`
 	// StartBest is the labelled start's best, Best the best after the last
-	// distinct evaluation, BestAfter the best after each of Checkpoints the
-	// run reached (bo.Curve.Best, what plot draws).
+	// distinct evaluation and BestAfter the best after each of Checkpoints
+	// the run reached, the start included (bo.Curve.Best, what plot draws).
 	StartBest *float64     `json:"start_best"`
 	Best      *float64     `json:"best"`
 	BestAfter []Checkpoint `json:"best_after"`
