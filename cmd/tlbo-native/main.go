@@ -60,6 +60,7 @@ func newApp() *cli.App {
 			scoreCommand(),
 			optimizeCommand(),
 			plotCommand(),
+			summarizeCommand(),
 			serveCommand(),
 			trainCommand(),
 			analyzeCommand(),

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Copies the small result files of finished runs (config.json, results.npz,
-# journal.jsonl gzipped, initial.npz and molecules.png where present; not the
-# model versions) from a run.sh output
-# directory into a committed results directory, so that a later session can
-# add seeds and summarize.py / `tlbo-native plot` see every run.
+# Copies the small result files of finished runs (config.json, results.npz
+# without its latent points, initial.npz and molecules.png where present, and
+# summary.json made from the run's journal by `tlbo-native summarize`; not the
+# model versions nor the journal) from a run.sh output directory into a
+# committed results directory, so that a later session can add seeds and
+# summarize.py / `tlbo-native plot` / `analyze pmo` see every run.
 #
-#   docs/experiment/collect.sh RUNS_DIR DEST_DIR
+#   docs/experiment/collect.sh RUNS_DIR DEST_DIR    (env BIN: bin/tlbo-native;
+#                                                    KEEP_JOURNALS=1 keeps them, gzipped)
 #
-# Only runs whose results.npz holds the full budget of their config.json are
-# copied; pretraining logs' summary lines go to DEST_DIR/pretraining.txt.
+# Keep a run's journal only where a claim of README.md needs it (its
+# "Committed files" section says which). Only runs whose results.npz holds the
+# full budget of their config.json are copied; pretraining logs' summary lines
+# go to DEST_DIR/pretraining.txt.
 set -euo pipefail
 src=${1:?usage: collect.sh RUNS_DIR DEST_DIR}
 dst=${2:?usage: collect.sh RUNS_DIR DEST_DIR}
+bin=${BIN:-bin/tlbo-native}
 mkdir -p "$dst"
 for run in "$src"/*-seed*/; do
   run=${run%/}
@@ -48,7 +53,9 @@ print('yes' if n >= budget else 'no')" "$run/config.json" "$run/results.npz")
   if ! [ -f "$gz" ] || ! gunzip -c "$gz" | cmp -s - "$run/journal.jsonl"; then
     gzip -9 -n -c "$run/journal.jsonl" > "$gz.tmp" && mv "$gz.tmp" "$gz"
   fi
-  echo "$name: copied"
+  # summary.json from the journal, then results.npz without opt_latents.
+  "$bin" summarize --drop-latents "$dst/$name"
+  [ -n "${KEEP_JOURNALS:-}" ] || rm "$gz"
 done
 logs=("$src"/pretrain-*.log)
 [ -f "${logs[0]}" ] || exit 0 # ready networks (VAE_LBO, VAE_T): no pretraining to summarise

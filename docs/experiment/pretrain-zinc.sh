@@ -31,7 +31,7 @@
 #    the machine running it was lost after that epoch, and the repository's
 #    weights budget (issue 22: 100 MB) leaves no room for another partial
 #    checkpoint, so phase 1's network, the best measured on the validation
-#    split, is the shipped one. docs/experiment/README.md section 5 has the
+#    split, is the shipped one. docs/experiment/README.md section 3b has the
 #    figures.
 # Where we differ besides: fast_molvae shuffles its preprocessed files each
 # epoch; the trainer here draws each epoch's mini-batches uniformly with

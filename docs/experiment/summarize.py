@@ -5,7 +5,9 @@ run's config.json) and where the time went, one row per method, then one row per
 
     docs/experiment/summarize.py RUNS_DIR
 
-Reads every RUNS_DIR/<method>-seed<N>/ (results.npz, config.json, journal.jsonl or journal.jsonl.gz).
+Reads every RUNS_DIR/<method>-seed<N>/ (results.npz, config.json and summary.json, which
+`tlbo-native summarize RUN_DIR` writes from the run's journal; a committed run keeps it when its
+journal goes: docs/run-directory.md, "summary.json").
 
 A query is a distinct evaluation when its object is valid (results.npz's opt_points holds the task's
 key, "" for an invalid decode), its score was not known (opt_known is 0: the loop did not reuse a
@@ -19,18 +21,18 @@ These bests are of the queries alone; the "start" column is the best of the labe
 run started from (results.npz's initial_best), which a query has to beat to improve the curve of
 `tlbo-native plot`.
 
-Wall time per run is the sum of the journaled stage times (retraining, prior samples, encoding, GP
-fits, acquisition, decoding, evaluation), plus query bookkeeping in the authors' loop's journals,
-i.e. everything but start-up and data loading. The stage columns (retrain ... eval) are each stage's
-share of that wall time, not of the CPU time, so other jobs slowing one stage shift them. In rounds
-of q > 1 the evaluations run concurrently, so their sum exceeds the time they took. CPU time per run
-is the sum of the journal lines' cpu_s (the process's CPU time between lines, across resumes, with
-the evaluation programs it ran and waited for; a "–" says that some run's journal was written
-before cpu_s was kept).
+Wall time per run is summary.json's wall_s: the journal's timed stages (retraining, prior samples,
+encoding, GP fits, acquisition, decoding, evaluation, and the authors' loop's query bookkeeping as
+"other"), i.e. everything but start-up and data loading. The stage columns (retrain ... eval) are
+each stage's share of that wall time, not of the CPU time, so other jobs slowing one stage shift
+them (`tlbo-native bench loop` and summary.json have the CPU time by stage). In rounds of q > 1 the
+evaluations run concurrently, so their sum exceeds the time they took. CPU time per run is
+summary.json's cpu_s, the sum of the journal lines' cpu_s (the process's CPU time between lines,
+across resumes, with the evaluation programs it ran and waited for; a "–" says that some run's
+journal was written before cpu_s was kept).
 """
 import collections
 import glob
-import gzip
 import json
 import os
 import statistics
@@ -40,6 +42,10 @@ import numpy
 
 
 CHECKPOINTS = (100, 250, 500)
+
+# summarize.py's stage columns: summary.json's stage names (bench loop's).
+STAGES = {"retrain": "retraining", "gp_fit": "gp_fit", "acq": "acquisition", "decode": "decoding",
+          "encode": "encoding", "eval": "evaluation", "samples": "prior_samples", "other": "other"}
 
 
 def best_after(points, scores, known, better):
@@ -74,34 +80,15 @@ def run_summary(run):
                  f"{len(known)} opt_known")
     curve, end = best_after(points, scores, known, better)
     at = {c: curve[c - 1] for c in CHECKPOINTS if c <= len(curve)}
-    journal = os.path.join(run, "journal.jsonl")
-    if not os.path.exists(journal):  # as collect.sh commits it
-        journal += ".gz"
-    t = collections.Counter()
-    cpu = None  # stays None for journals written before cpu_s was kept
-    for line in (gzip.open(journal, "rt") if journal.endswith(".gz") else open(journal)):
-        rec = json.loads(line)
-        if "cpu_s" in rec:  # the process's CPU time since its previous line
-            cpu = (cpu or 0) + rec["cpu_s"]
-        if "version" in rec:
-            v = rec["version"]
-            t["retrain"] += v["retrain_s"]
-            t["samples"] += v.get("sample_s", 0)
-        elif "query" in rec:  # the authors' loop (--repeats authors): a record per query
-            tm = rec["query"]["timing"]
-            for k in ("encode", "gp_fit", "acq", "decode", "eval"):
-                t[k] += tm.get(k, 0)
-            t["total_queries"] += tm["total"] + tm.get("encode", 0)
-        elif "round" in rec:  # --repeats skip: a round's queries, then an eval record per evaluation
-            for q in rec["round"]["queries"]:
-                tm = q.get("timing", {})
-                for k in ("encode", "gp_fit", "acq", "decode"):
-                    t[k] += tm.get(k, 0)
-                    t["total_queries"] += tm.get(k, 0)
-        elif "eval" in rec:
-            t["eval"] += rec["eval"].get("eval_s", 0)
-            t["total_queries"] += rec["eval"].get("eval_s", 0)
-    t["wall"] = t["retrain"] + t["samples"] + t["total_queries"]
+    summary = os.path.join(run, "summary.json")  # `tlbo-native summarize RUN` writes it from the journal
+    if not os.path.exists(summary):
+        sys.exit(f"{run}: no summary.json: run `tlbo-native summarize {run}` while its journal is there")
+    with open(summary) as f:
+        s = json.load(f)
+    wall = {st["stage"]: st["wall_s"] for st in s["stages"]}
+    t = {k: wall[stage] for k, stage in STAGES.items()}
+    t["wall"] = s["wall_s"]
+    cpu = s["cpu_s"]  # None for journals written before cpu_s was kept
     counts = {"queries": len(scores), "distinct": len(curve), "known": sum(1 for k in known if k)}
     return {"name": os.path.basename(run), "counts": counts, "at": at, "end": end, "t": t, "cpu": cpu, "start": start}
 
