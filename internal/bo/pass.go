@@ -57,12 +57,12 @@ func (b *roundBuilder[O]) acquirePass(slots []slot) ([]passPoint, *Stop, error) 
 	r := b.r
 	props := make([]passPoint, 0, len(slots))
 	for i, s := range slots {
-		q := Query{Index: b.start + len(b.queries) + i, Version: r.version, Round: b.start, Tries: s.tries}
+		q := Query{Index: b.start + len(b.queries) + i, Version: r.version.current, Round: b.start, Tries: s.tries}
 		a := b.attempt
 		b.attempt++
 		if a == 0 {
 			q.GP, q.GPKept, q.Timing.GPFit = b.gpRec, b.gpKept, b.fit.dur.Seconds()
-			q.Timing.Encode, r.encodeS = r.encodeS, 0
+			q.Timing.Encode, r.version.encodeSeconds = r.version.encodeSeconds, 0
 		}
 		z, u, stop, err := b.acquire(&q, a)
 		if err != nil || stop != nil {
@@ -118,7 +118,7 @@ func (b *roundBuilder[O]) classifyPass(slots []slot, props []passPoint) ([]slot,
 			b.queries = append(b.queries, p.q)
 			real = true
 		case r.isKnown(key):
-			p.q.Valid, p.q.Object, p.q.Known, p.q.Score = true, key, true, r.known[key]
+			p.q.Valid, p.q.Object, p.q.Known, p.q.Score = true, key, true, r.data.known[key]
 			b.queries = append(b.queries, p.q)
 			real = true
 		case b.picked[key]: // chosen earlier in the round: its fantasy stays

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
-
-	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
 // Fallbacks of Query.Fallback.
@@ -28,168 +25,6 @@ const fallbackBatch = 20
 // novelDrawFactor multiplies RandomDraws for the draws of random search and
 // prior sampling under RepeatsSkip, which never settle for a known object.
 const novelDrawFactor = 10
-
-// openRound is a journaled round whose evaluations are not all in.
-type openRound struct {
-	start, end int // its queries' indices: [start, end)
-	pending    map[int]bool
-	objs       map[int]any // the pending queries' objects, when at hand (else parsed from their keys)
-}
-
-// evalResult is a finished evaluation, or the panic of the objective;
-// halt is set when the task's Score returned a Halt.
-type evalResult struct {
-	e     Eval
-	crash any
-	halt  *Halt
-}
-
-// surEvent is a GP fit of a round (fit; kept when the round kept the GP
-// of an earlier fit, Round.GPKept) or the addition of a completed round's
-// points (add), in the order the journal implies them.
-type surEvent struct {
-	fit, kept bool
-	start     int
-}
-
-// workers is how many evaluations run at once: Evaluators, else Q.
-func (r *runner[O]) workers() int {
-	if r.cfg.Evaluators > 0 {
-		return r.cfg.Evaluators
-	}
-	return r.cfg.Q
-}
-
-// roundRoom is how many proposals a round may make now: q, fewer near the
-// end of a version or of the budget, and under the asynchronous policy no
-// more than the free workers.
-func (r *runner[O]) roundRoom() int {
-	n := min(r.cfg.Q, r.cfg.RetrainEvery-r.inVer-r.pending, r.cfg.Budget-r.evaluated-r.pending)
-	if r.cfg.Async {
-		n = min(n, r.workers()-r.running)
-	}
-	return n
-}
-
-// loopRounds runs the rounds of RepeatsSkip until the budget is spent or no
-// novel object is within reach. Round-synchronous (the default): a round is
-// proposed when the previous one's evaluations are all in. Asynchronous
-// (Async): a round of as many proposals as there are free workers (at most
-// q) is made as soon as a worker is free, the GP conditioned on the
-// evaluations still running as fantasies. A new model version waits until
-// no evaluation is running.
-func (r *runner[O]) loopRounds() error {
-	r.results = make(chan evalResult, r.cfg.Budget+r.workers())
-	r.slots = make(chan struct{}, r.workers())
-	for _, start := range r.openStarts() { // resumed inside rounds
-		r.launch(r.openRounds[start])
-	}
-	for {
-		if err := r.stopping(); err != nil {
-			if r.running == 0 {
-				return err
-			}
-			if err := r.awaitOne(); err != nil {
-				return err
-			}
-			if err := r.roundDone(); err != nil {
-				return err
-			}
-			continue
-		}
-		versionOpen := r.version >= 0 && !r.stopped
-		canPropose := r.exhausted == "" && versionOpen && r.roundRoom() > 0 && (r.cfg.Async || r.running == 0)
-		switch {
-		case canPropose:
-			stop, err := r.round(r.roundRoom())
-			if err != nil {
-				return err
-			}
-			if stop != nil {
-				if err := r.stopVersion(stop); err != nil {
-					return err
-				}
-			}
-		case r.running > 0:
-			if err := r.awaitOne(); err != nil {
-				return err
-			}
-			if err := r.roundDone(); err != nil {
-				return err
-			}
-		case r.exhausted == "" && r.evaluated < r.cfg.Budget:
-			if err := r.newVersion(); err != nil {
-				return err
-			}
-		default:
-			return nil
-		}
-	}
-}
-
-// openStarts returns the starts of the open rounds in order.
-func (r *runner[O]) openStarts() []int {
-	starts := make([]int, 0, len(r.openRounds))
-	for s := range r.openRounds {
-		starts = append(starts, s)
-	}
-	slices.Sort(starts)
-	return starts
-}
-
-// readyVersion loads the current version's weights and prepares its
-// surrogate when they are not in place (after a resume or a retraining).
-func (r *runner[O]) readyVersion() error {
-	if !r.loaded {
-		if err := r.loadVersion(r.version); err != nil {
-			return err
-		}
-	}
-	if r.cfg.Strategy != StrategyPrior && !r.surReady {
-		return r.prepareSurrogate()
-	}
-	return nil
-}
-
-// replayEvents rebuilds the surrogate of the current version from its
-// journaled rounds: each round's GP fit on the points of the rounds
-// completed before it, so that the warm-start chain is as it was (without
-// refit, only where the fits were: the warm start of the last is restored).
-func (r *runner[O]) replayEvents(refit bool) {
-	for _, ev := range r.events {
-		if ev.fit {
-			switch {
-			case ev.kept: // its points join the kept GP at the next step
-			case refit:
-				r.sur.refit(deriveSeed(r.cfg.Seed, streamGPFit, uint64(ev.start)))
-				r.replayedFits++
-			default:
-				r.sur.markFit()
-			}
-			continue
-		}
-		for i := ev.start; i < len(r.queries) && r.queries[i].Round == ev.start; i++ {
-			r.addPoint(r.queries[i])
-		}
-	}
-	if !refit {
-		r.sur.restoreKept()
-	}
-}
-
-// counts reports whether q spent budget: every query of the authors' loop;
-// under RepeatsSkip an evaluated object (not a known one, not an invalid
-// decode, which the objective never sees).
-func (r *runner[O]) counts(q Query) bool {
-	return r.cfg.Repeats == RepeatsAuthors || (q.Valid && !q.Known)
-}
-
-// isKnown reports whether the objective's score of key is known, so that it
-// must not be evaluated again: the objective is deterministic and the object
-// is in the data or was evaluated in the run.
-func (r *runner[O]) isKnown(key string) bool {
-	return r.task.Deterministic() && r.seenKey(key)
-}
 
 // roundBuilder chooses the proposals of one round.
 type roundBuilder[O any] struct {
@@ -212,21 +47,22 @@ type roundBuilder[O any] struct {
 	exhausted    string
 }
 
-// round makes one round under RepeatsSkip: it chooses up to q novel
-// objects (see the package doc), journals them, evaluates them
-// concurrently and applies the results. It returns a Stop instead when the
-// maximal EI is below tau; when no novel object can be found it sets
-// r.exhausted (after evaluating the proposals it did find).
-func (r *runner[O]) round(n int) (*Stop, error) {
+// round makes one round: it chooses up to n novel objects (see the package
+// doc), journals them and launches their evaluations, which awaitOne
+// applies. It returns a Stop instead when the maximal EI is below tau; when
+// no novel object can be found it sets r.exhausted (after launching the
+// proposals it did find).
+func (p *roundsLoop[O]) round(n int) (*Stop, error) {
+	r := p.r
 	if err := r.readyVersion(); err != nil {
 		return nil, err
 	}
-	b := &roundBuilder[O]{r: r, start: len(r.queries), n: n, objs: map[int]any{}, picked: map[string]bool{}}
+	b := &roundBuilder[O]{r: r, start: len(r.journal.queries), n: n, objs: map[int]any{}, picked: map[string]bool{}}
 	// Objects still being evaluated are neither proposed again nor
 	// forgotten: the GP sees them as fantasies (proposeBO).
-	for _, o := range r.openRounds {
+	for _, o := range r.round.open {
 		for i := range o.pending {
-			b.picked[r.queries[i].Object] = true
+			b.picked[r.journal.queries[i].Object] = true
 		}
 	}
 	var err error
@@ -248,30 +84,30 @@ func (r *runner[O]) round(n int) (*Stop, error) {
 	if len(b.pending) == 0 {
 		return nil, nil
 	}
-	rec := Round{Start: b.start, Version: r.version, Queries: b.queries, Pending: b.pending, TR: b.tr, GPKept: b.gpKept}
-	if err := r.journal.append(record{Round: &rec}); err != nil {
+	rec := Round{Start: b.start, Version: r.version.current, Queries: b.queries, Pending: b.pending, TR: b.tr, GPKept: b.gpKept}
+	if err := r.journal.file.append(record{Round: &rec}); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
 	if !rec.GPKept {
 		r.saveWarm(rec.Start)
 	}
-	if err := r.applyRound(rec, b.objs); err != nil {
+	if err := p.applyRound(rec, b.objs); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
-	r.launch(r.openRounds[rec.Start])
+	p.launch(r.round.open[rec.Start])
 	return nil, nil
 }
 
 // newQuery returns the next query of the round, before its proposal.
 func (b *roundBuilder[O]) newQuery(tries int) Query {
-	return Query{Index: b.start + len(b.queries), Version: b.r.version, Round: b.start, Tries: tries}
+	return Query{Index: b.start + len(b.queries), Version: b.r.version.current, Round: b.start, Tries: tries}
 }
 
 // proposeBO chooses the round's proposals by maximising the acquisition of
 // the GP conditioned on the round's points so far.
 func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 	r := b.r
-	f, fitted := r.sur.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
+	f, fitted := r.surrogate.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
 	if f.model == nil && f.nz.Lower == nil {
 		return nil, fmt.Errorf("bo: query %d: GP data: %w", b.start+1, f.err)
 	}
@@ -280,7 +116,7 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 		b.gpRec = gpFitRecord(f)
 		r.noteClamped(b.start, f)
 	}
-	d := r.model.LatentDim()
+	d := r.vae.LatentDim()
 	b.lower, b.upper = unitBox(d)
 	if f.model == nil {
 		r.logf("warning: query %d: GP fit failed (%v); proposing random points of the latent box for this round, "+
@@ -292,9 +128,9 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 		}
 		if r.cfg.TrustRegion {
 			centre := make([]float64, d)
-			f.nz.TransformVec(centre, r.sur.x[argmax(r.sur.u)])
-			b.lower, b.upper = r.tr.box(centre, f.model.Hyper().Lengthscales)
-			tr := r.tr
+			f.nz.TransformVec(centre, r.surrogate.x[argmax(r.surrogate.u)])
+			b.lower, b.upper = r.round.trustRegion.box(centre, f.model.Hyper().Lengthscales)
+			tr := r.round.trustRegion
 			b.tr = &tr
 		}
 	}
@@ -305,14 +141,14 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 // rounds still being evaluated, with fantasies (asynchronous policy).
 func (b *roundBuilder[O]) conditionOnRunning() error {
 	r := b.r
-	d := r.model.LatentDim()
-	for _, start := range r.openStarts() {
-		for i := start; i < r.openRounds[start].end; i++ {
-			if !r.openRounds[start].pending[i] {
+	d := r.vae.LatentDim()
+	for _, start := range r.round.starts() {
+		for i := start; i < r.round.open[start].end; i++ {
+			if !r.round.open[start].pending[i] {
 				continue
 			}
 			u := make([]float64, d)
-			b.fit.nz.TransformVec(u, r.queries[i].Z)
+			b.fit.nz.TransformVec(u, r.journal.queries[i].Z)
 			if err := b.condition(u, 0, false); err != nil {
 				return err
 			}
@@ -329,15 +165,15 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 	r := b.r
 	t := time.Now()
 	defer func() { q.Timing.Acq += time.Since(t).Seconds() }()
-	d := r.model.LatentDim()
+	d := r.vae.LatentDim()
 	seed := attemptSeed(r.cfg.Seed, streamAcq, uint64(b.start), a)
 	if b.bel != nil {
 		bestF := b.bel.bestF(r.cfg.BestQuantile)
-		fn := r.sur.acquisition(b.bel.model, bestF)
-		p, err := r.sur.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed)
+		fn := r.surrogate.acquisition(b.bel.model, bestF)
+		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed)
 		if err == nil {
-			if r.cfg.Tau > 0 && r.inVer > 0 && a == 0 && p.ei < r.cfg.Tau {
-				return nil, nil, &Stop{Version: r.version, After: b.start, EI: finite(p.ei)}, nil
+			if r.cfg.Tau > 0 && r.version.spent > 0 && a == 0 && p.ei < r.cfg.Tau {
+				return nil, nil, &Stop{Version: r.version.current, After: b.start, EI: finite(p.ei)}, nil
 			}
 			q.Acq, q.EI = finite(p.acqValue), finite(p.ei)
 			z = make([]float64, d)
@@ -490,7 +326,7 @@ func (b *roundBuilder[O]) bestNovel(us [][]float64, objs []O, ok []bool) int {
 	best, bestV := -1, math.Inf(-1)
 	var fn func(u []float64) float64
 	if b.bel != nil {
-		acqFn := r.sur.acquisition(b.bel.model, b.bel.bestF(r.cfg.BestQuantile))
+		acqFn := r.surrogate.acquisition(b.bel.model, b.bel.bestF(r.cfg.BestQuantile))
 		fn = func(u []float64) float64 { return acqFn.Eval(u, nil) }
 	}
 	for i := range objs {
@@ -535,194 +371,4 @@ func (b *roundBuilder[O]) draw() error {
 		b.pick(q, q.Object, obj, nil)
 	}
 	return nil
-}
-
-// drawPoint returns the sampler of random search (uniform in the box of
-// the version's latent points) or of prior sampling (N(0, I)).
-func (r *runner[O]) drawPoint() (func(*rand.Rand) []float64, error) {
-	d := r.model.LatentDim()
-	if r.cfg.Strategy == StrategyPrior {
-		return func(rng *rand.Rand) []float64 {
-			z := make([]float64, d)
-			for k := range z {
-				z[k] = rng.NormFloat64()
-			}
-			return z
-		}, nil
-	}
-	nz, err := r.latentBox()
-	if err != nil {
-		return nil, err
-	}
-	return func(rng *rand.Rand) []float64 { return randomInBox(nz, rng) }, nil
-}
-
-// applyRound adds a journaled round's queries to the state; it stays open
-// until every pending query has its evaluation.
-func (r *runner[O]) applyRound(rec Round, objs map[int]any) error {
-	switch {
-	case rec.Start != len(r.queries) || rec.Version != r.version || r.stopped:
-		return fmt.Errorf("round %d of version %d after %d queries in version %d", rec.Start, rec.Version, len(r.queries), r.version)
-	}
-	for _, q := range rec.Queries {
-		if len(q.Z) != r.model.LatentDim() {
-			return fmt.Errorf("query %d has a %d-dimensional latent point, the model has %d", q.Index, len(q.Z), r.model.LatentDim())
-		}
-	}
-	r.queries = append(r.queries, rec.Queries...)
-	o := &openRound{start: rec.Start, end: len(r.queries), pending: map[int]bool{}, objs: objs}
-	for _, i := range rec.Pending {
-		o.pending[i] = true
-	}
-	r.openRounds[rec.Start] = o
-	r.pending += len(o.pending)
-	r.events = append(r.events, surEvent{fit: true, kept: rec.GPKept, start: rec.Start})
-	if rec.TR != nil {
-		r.tr = *rec.TR
-	}
-	return nil
-}
-
-// applyEval records a pending query's evaluation; the last one completes
-// the round.
-func (r *runner[O]) applyEval(e Eval) error {
-	var o *openRound
-	for _, c := range r.openRounds {
-		if c.pending[e.Index] {
-			o = c
-		}
-	}
-	if o == nil {
-		return fmt.Errorf("evaluation of query %d, which is not pending", e.Index)
-	}
-	q := &r.queries[e.Index]
-	q.Score, q.Failure = e.Score, e.Failure
-	q.Timing.Eval = e.Seconds
-	q.Timing.Total += e.Seconds
-	delete(o.pending, e.Index)
-	r.pending--
-	if len(o.pending) == 0 {
-		return r.completeRound(o)
-	}
-	return nil
-}
-
-// completeRound applies a round whose evaluations are all in, in index
-// order (so that the data's order does not depend on which evaluation
-// finished first): the evaluated objects join the data, every query's
-// incumbent is set, the surrogate gets the round's points (when it holds
-// the version's) and the trust region is updated.
-func (r *runner[O]) completeRound(o *openRound) error {
-	delete(r.openRounds, o.start)
-	r.events = append(r.events, surEvent{start: o.start})
-	before := r.util[argmax(r.util)]
-	gained := math.Inf(-1)
-	for i := o.start; i < o.end; i++ {
-		q := &r.queries[i]
-		if r.counts(*q) {
-			obj, err := r.roundObject(o, *q)
-			if err != nil {
-				return err
-			}
-			r.appendData(obj, q.Score, q.Failure != "")
-			r.evaluated++
-			r.inVer++
-			gained = math.Max(gained, r.sign*q.Score)
-		}
-		q.Incumbent = r.best().score
-		if r.surReady {
-			r.addPoint(*q)
-		}
-	}
-	if r.cfg.TrustRegion {
-		r.tr = r.tr.update(r.cfg.TR, improves(gained, before), r.model.LatentDim(), r.cfg.Q)
-	}
-	return nil
-}
-
-// roundObject returns the object of an evaluated query of round o.
-func (r *runner[O]) roundObject(o *openRound, q Query) (O, error) {
-	if v, ok := o.objs[q.Index]; ok {
-		return v.(O), nil
-	}
-	obj, err := r.task.Parse(q.Object)
-	if err != nil {
-		return obj, fmt.Errorf("query %d: object %q: %w", q.Index, q.Object, err)
-	}
-	return obj, nil
-}
-
-// launch starts the evaluations of round o's pending queries, one
-// goroutine each, at most workers() at a time (Task.Score is safe for
-// concurrent use); awaitOne receives them.
-func (r *runner[O]) launch(o *openRound) {
-	idx := make([]int, 0, len(o.pending))
-	for i := range o.pending {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	for _, i := range idx {
-		r.running++
-		obj, err := r.roundObject(o, r.queries[i])
-		if err != nil {
-			r.results <- evalResult{e: Eval{Index: i, Score: r.task.FailureScore(), Failure: err.Error(), At: unixNow()}}
-			continue
-		}
-		go func() {
-			r.slots <- struct{}{}
-			defer func() { <-r.slots }()
-			defer func() {
-				if p := recover(); p != nil {
-					r.results <- evalResult{e: Eval{Index: i}, crash: p}
-				}
-			}()
-			t := time.Now()
-			s, failure, h := r.evaluate(QueryTag(i), obj, true)
-			r.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}, halt: h}
-		}()
-	}
-}
-
-// awaitOne waits for a running evaluation, journals it and applies it.
-// A Halt stops the run (r.halt); an evaluation that was not made (a Halt
-// without a failure) is not journaled and stays pending for a resume.
-func (r *runner[O]) awaitOne() error {
-	res := <-r.results
-	r.running--
-	if res.crash != nil {
-		// As a sequential loop would: the run stops where it is, the
-		// evaluations journaled so far are kept.
-		panic(res.crash)
-	}
-	if h := res.halt; h != nil {
-		if r.halt == nil {
-			r.halt = h.Err
-		}
-		if h.Failure == "" {
-			return nil
-		}
-	}
-	e := res.e
-	if err := r.journal.append(record{Eval: &e}); err != nil {
-		return fmt.Errorf("bo: %w", err)
-	}
-	if err := r.applyEval(e); err != nil {
-		return fmt.Errorf("bo: %w", err)
-	}
-	return nil
-}
-
-// unixNow is the time in seconds since 1970, for the journal.
-func unixNow() float64 { return float64(time.Now().UnixNano()) / 1e9 }
-
-// latentBox is the box random search draws from: that of the version's
-// latent points (quantile bounds widened to include the best point, as the
-// GP's inputs).
-func (r *runner[O]) latentBox() (gp.Normalizer, error) {
-	x := denseRows(r.sur.x)
-	nz, err := gp.NewNormalizer(x, r.sur.x[argmax(r.sur.u)])
-	if err != nil {
-		return nz, fmt.Errorf("random search box: %w", err)
-	}
-	return nz, nil
 }

@@ -496,17 +496,56 @@ func (s sleepTask) Score(x []float64) (float64, error) {
 	return s.Task.Score(x)
 }
 
+// slowFirstTask holds the evaluation of query 0 until `others` other
+// evaluations have started (or, should they never start, for
+// slowFirstTimeout), so that it comes back after evaluations proposed later.
+type slowFirstTask struct {
+	botest.Task
+	others  int64
+	started *atomic.Int64
+	release chan struct{}
+	once    *sync.Once
+}
+
+// slowFirstTimeout only keeps a loop that waits for query 0 before
+// proposing again (one that ignored Async) from waiting forever.
+const slowFirstTimeout = 20 * time.Second
+
+func newSlowFirstTask(t botest.Task, others int) slowFirstTask {
+	return slowFirstTask{Task: t, others: int64(others), started: new(atomic.Int64), release: make(chan struct{}),
+		once: new(sync.Once)}
+}
+
+func (s slowFirstTask) ScoreTagged(tag string, x []float64) (float64, error) {
+	if tag == bo.QueryTag(0) {
+		select {
+		case <-s.release:
+		case <-time.After(slowFirstTimeout):
+		}
+	} else if s.started.Add(1) == s.others {
+		s.once.Do(func() { close(s.release) })
+	}
+	return s.Task.Score(x)
+}
+
 // TestAsyncRounds: under the asynchronous policy with 4 workers the run
-// spends its budget on distinct objects, and a run cut anywhere in its
-// journal (rounds still running) resumes with the cut's queries unchanged,
-// no object evaluated twice and the budget spent.
+// spends its budget on distinct objects, rounds are proposed while an
+// earlier round's evaluation is still running, and a run cut anywhere in
+// its journal (rounds still running) resumes with the cut's queries
+// unchanged, no object evaluated twice and the budget spent.
+//
+// Query 0's evaluation is held until 7 others have started. A round is
+// proposed only while fewer than 4 evaluations run, so the round that
+// launched the 8th evaluation saw at least 4 evaluations journaled, all
+// before query 0's, at most 3 of them from its round: the journal must
+// show a later round, and an evaluation of one, before query 0's result.
+// A loop that ignored Async would wait for query 0 before proposing again.
 func TestAsyncRounds(t *testing.T) {
 	p, data := newToy(t)
 	cfg := toyConfig()
 	cfg.Q, cfg.Evaluators, cfg.Async, cfg.SamplesPerModel = 4, 4, true, 0
-	task := sleepTask{p.Task()}
 	dir := t.TempDir()
-	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir})
+	res, err := bo.Run[[]float64](cfg, newSlowFirstTask(p.Task(), 7), p.Model(), data, bo.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,22 +553,6 @@ func TestAsyncRounds(t *testing.T) {
 	if res.Evaluated != cfg.Budget {
 		t.Fatalf("%d evaluations, want %d", res.Evaluated, cfg.Budget)
 	}
-	sizes := map[int]int{}
-	for _, q := range res.Queries {
-		if q.Index == q.Round {
-			sizes[q.Round] = 0
-		}
-		if q.Valid && !q.Known {
-			sizes[q.Round]++
-		}
-	}
-	small := 0
-	for _, n := range sizes {
-		if n < 4 {
-			small++
-		}
-	}
-	t.Logf("%d rounds, %d of them smaller than q", len(sizes), small)
 	u, err := bo.ReadUtilisation(dir, 4)
 	if err != nil || u.Evaluations != cfg.Budget || !(u.Fraction > 0 && u.Fraction <= 1.05) {
 		t.Errorf("utilisation %+v (%v), want %d timed evaluations and a fraction in (0, 1]", u, err, cfg.Budget)
@@ -539,6 +562,8 @@ func TestAsyncRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := strings.SplitAfter(string(b), "\n")
+	checkOverlap(t, all)
+	task := sleepTask{p.Task()}
 	for _, cut := range []int{len(all) / 3, len(all) / 2} {
 		cdir := t.TempDir()
 		copyRun(t, dir, cdir, strings.Join(all[:cut], ""))
@@ -552,6 +577,46 @@ func TestAsyncRounds(t *testing.T) {
 		}
 		sameQueries(t, got.Queries[:got.Resumed], res.Queries[:got.Resumed])
 	}
+}
+
+// checkOverlap checks that the journal's lines show rounds proposed while
+// query 0 was being evaluated: a round after query 0's, and an evaluation
+// of a later round, before query 0's evaluation record.
+func checkOverlap(t *testing.T, lines []string) {
+	t.Helper()
+	firstEnd, later, laterEvals := -1, 0, 0
+	for _, line := range lines {
+		var rec struct {
+			Round *bo.Round `json:"round"`
+			Eval  *bo.Eval  `json:"eval"`
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case rec.Round != nil && firstEnd < 0:
+			firstEnd = rec.Round.Start + len(rec.Round.Queries)
+			if !slices.Contains(rec.Round.Pending, 0) {
+				t.Fatalf("query 0 is not evaluated (round %+v): choose another query to hold", rec.Round)
+			}
+		case rec.Round != nil:
+			later++
+		case rec.Eval != nil && rec.Eval.Index == 0:
+			if later == 0 || laterEvals == 0 {
+				t.Errorf("%d rounds proposed and %d of their evaluations journaled before query 0's: want both > 0 "+
+					"(the loop waited for query 0's evaluation)", later, laterEvals)
+				return
+			}
+			t.Logf("%d rounds proposed and %d of their evaluations journaled while query 0 was evaluated", later, laterEvals)
+			return
+		case rec.Eval != nil && rec.Eval.Index >= firstEnd:
+			laterEvals++
+		}
+	}
+	t.Error("no evaluation of query 0 in the journal")
 }
 
 // copyRun copies a run directory's configuration and model versions into

@@ -25,7 +25,7 @@ type surrogate struct {
 	// kept is the GP between fits (Config.GPRefit other than every; see
 	// next); nil: the next query or round fits.
 	kept *keptGP
-	// evaluated counts the points that spent budget (runner.counts).
+	// evaluated counts the points that spent budget (loopPolicy.counts).
 	evaluated int
 }
 

@@ -39,7 +39,8 @@ func (r *runner[O]) saveWarm(fit int) {
 		return
 	}
 	path := filepath.Join(r.opts.Dir, GPWarmFile)
-	if err := writeWarm(path, savedWarm{version: r.version, fit: fit, warm: r.sur.last, failed: r.sur.lastFailed}); err != nil {
+	s := savedWarm{version: r.version.current, fit: fit, warm: r.surrogate.last, failed: r.surrogate.lastFailed}
+	if err := writeWarm(path, s); err != nil {
 		os.Remove(path)
 		r.logf("warning: %v (a resume will refit the GP to rebuild its warm start)", err)
 	}
@@ -155,15 +156,15 @@ func (r *runner[O]) restoreWarm(fit int) bool {
 	case err != nil:
 		r.logf("warning: %v; refitting the GP to rebuild its warm start", err)
 		return false
-	case s == nil || s.version != r.version || s.fit != fit:
+	case s == nil || s.version != r.version.current || s.fit != fit:
 		return false
 	}
 	if s.warm != nil {
-		if err := s.warm.Check(r.model.LatentDim()); err != nil {
+		if err := s.warm.Check(r.vae.LatentDim()); err != nil {
 			r.logf("warning: %s: %v; refitting the GP to rebuild its warm start", filepath.Join(r.opts.Dir, GPWarmFile), err)
 			return false
 		}
 	}
-	r.sur.last, r.sur.lastFailed = s.warm, s.failed
+	r.surrogate.last, r.surrogate.lastFailed = s.warm, s.failed
 	return true
 }
