@@ -314,8 +314,8 @@ func useCache(env *task.Env, dataPath string, smiles []string, scores []float64,
 			return lazyData(env, root, dataPath, smiles, scores, clusters)
 		}
 		if env.Stderr != nil {
-			fmt.Fprintf(env.Stderr, "molecule data set: %s has no %s array (made by an earlier data molecule): featurising the whole training split; "+
-				"make the data again for featurisation on demand\n", dataPath, ClusterArray)
+			fmt.Fprintf(env.Stderr, "molecule data set: %s has no %s or %s array (made by an earlier data molecule): featurising the whole training split; "+
+				"make the data again for featurisation on demand\n", dataPath, ClusterArray, RecoveredArray)
 		}
 	}
 	cached, f, err := readCache(env, root, dataPath, smiles)

@@ -379,7 +379,9 @@ func scoredBy(obj Objective) string {
 }
 
 // readTrainSplit reads the training split's SMILES, scores and clusters
-// (nil when the file has no ClusterArray) from a molecules.npz of Build.
+// from a molecules.npz of Build; clusters is nil when the file has no
+// ClusterArray, or no RecoveredArray (its ok array may then hold molecules
+// that only a featurisation finds wanting).
 func readTrainSplit(path string) ([]string, []float64, []string, error) {
 	arrays, err := numpy.ReadNPZ(path)
 	if err != nil {
@@ -403,6 +405,9 @@ func readTrainSplit(path string) ([]string, []float64, []string, error) {
 	clusters, hasClusters := f[ClusterArray].([]string)
 	if _, there := f[ClusterArray]; there && (!hasClusters || len(clusters) != n) {
 		return nil, nil, nil, fmt.Errorf("%s: array %s: want %d strings", path, ClusterArray, n)
+	}
+	if _, checked := f[RecoveredArray]; !checked {
+		hasClusters = false
 	}
 	var s, c []string
 	var y []float64
