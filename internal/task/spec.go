@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
@@ -173,6 +174,9 @@ type OptimizeRequest struct {
 	Options bo.Options
 	// Top is how many of the best objects the task's pictures show.
 	Top int
+	// Manual, with --objective manual, says what the call does (nil: set
+	// the run up); Optimize sets its Result.
+	Manual *ManualRequest
 }
 
 // Objective is a task's black box: the loop's bo.Task over the task's
@@ -261,6 +265,11 @@ type Spec[O, E any] struct {
 	Import func(env *Env, req ImportRequest) error
 	// Plots writes pictures of a run's best objects (optional).
 	Plots func(env *Env, dir string, best []Scored[O]) error
+	// Handout, when set, writes the task's pictures of objects handed out
+	// to be measured (ask of a manual run), to files named base plus an
+	// extension, and returns their paths (optional: molecules as SDF and
+	// a PNG grid).
+	Handout func(env *Env, base string, handed []manual.Proposal, objs []O) ([]string, error)
 }
 
 // Validate checks that the required parts are there.
