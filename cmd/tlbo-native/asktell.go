@@ -183,7 +183,11 @@ func printManual(dir string, req *task.ManualRequest) {
 	default:
 		fmt.Fprintln(os.Stderr, "nothing new to hand out until results are told")
 	}
-	if len(r.Handed) < req.Ask && !r.Done && r.Waiting > 0 {
+	switch {
+	case r.Start && len(r.Handed) < req.Ask:
+		fmt.Fprintf(os.Stderr, "the labelled start is being measured (%d handed out before await their results): the run proposes "+
+			"once all its results are told\n", r.Waiting)
+	case len(r.Handed) < req.Ask && !r.Done && r.Waiting > 0:
 		fmt.Fprintf(os.Stderr, "%d handed out before await their results (the model version's or the budget's evaluations are all "+
 			"out); tell them to get more (status lists them)\n", r.Waiting)
 	}

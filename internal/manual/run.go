@@ -36,7 +36,7 @@ func TellFile(dir, path string) (added, again int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	known := func(id int) bool { return id >= 1 && id <= len(s.State.Start)+len(v.Queries) }
+	s.Bind(v)
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
@@ -46,7 +46,7 @@ func TellFile(dir, path string) (added, again int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if added, err = s.Tell(path, rows, known, float64(time.Now().UnixNano())/1e9); err != nil {
+	if added, err = s.Tell(path, rows, s.Known, float64(time.Now().UnixNano())/1e9); err != nil {
 		return 0, 0, err
 	}
 	return added, len(rows) - added, nil
@@ -107,6 +107,7 @@ func Status(dir string) (Report, error) {
 	if err != nil {
 		return r, err
 	}
+	s.Bind(v)
 	r.Version, r.Told = v.Versions-1, len(s.Told)
 	r.Budget, _ = strconv.Atoi(flags["budget"])
 	if fields, err := bo.ReadConfigFields(dir); err == nil {
@@ -148,7 +149,10 @@ func Status(dir string) (Report, error) {
 		}
 	}
 	for i, q := range v.Queries {
-		id := s.QueryID(i)
+		id, ok := s.QueryID(i)
+		if !ok {
+			continue // a known object or an invalid decode: not measured
+		}
 		if id == r.BestID {
 			r.BestObject = q.Object
 		}

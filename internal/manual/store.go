@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -87,6 +88,9 @@ type Store struct {
 	State State
 	// Told are the results told, by id.
 	Told map[int]Told
+	// ids and queries map the journal's query indices to their ids and
+	// back (Bind).
+	ids, queries map[int]int
 }
 
 const stateFormat = "tlbo-native manual run"
@@ -152,9 +156,17 @@ func writeJSON(path string, v any) error {
 // WriteAtomic writes through fill into path atomically and durably (a
 // temporary file beside it, fsync, rename, fsync of the directory).
 func WriteAtomic(path string, fill func(io.Writer) error) error {
-	if err := numpy.AtomicWriteFile(path, fill); err != nil {
+	err := numpy.AtomicWriteFile(path, func(w io.Writer) error {
+		if err := fill(w); err != nil {
+			return err
+		}
+		killPoint(filepath.Base(path) + "-written")
+		return nil
+	})
+	if err != nil {
 		return err
 	}
+	defer killPoint(filepath.Base(path) + "-renamed")
 	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
 		return err
@@ -164,6 +176,22 @@ func WriteAtomic(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
 	}
 	return nil
+}
+
+// KillEnv names the environment variable of the kill tests: a process
+// whose KillEnv is NAME-written or NAME-renamed kills itself with SIGKILL
+// once the file NAME it writes atomically is written and not yet renamed
+// into place, or just after the rename. Unset, nothing happens.
+const KillEnv = "TLBO_TEST_KILL_AT"
+
+// killAt is KillEnv's value, read once.
+var killAt = os.Getenv(KillEnv)
+
+// killPoint kills the process (SIGKILL) when name is killAt.
+func killPoint(name string) {
+	if killAt != "" && name == killAt {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
 }
 
 // SaveState writes StateFile.
@@ -197,18 +225,37 @@ func (s *Store) StartID(key string) (int, bool) {
 	return i + 1, i >= 0
 }
 
-// QueryID returns the id of the journal's query index.
-func (s *Store) QueryID(index int) int { return len(s.State.Start) + index + 1 }
-
-// Tag returns the tag of id's evaluation (bo.TaggedScorer).
-func (s *Store) Tag(id int) string {
-	if id <= len(s.State.Start) {
-		return startPrefix + strconv.Itoa(id)
+// Bind numbers the journal's queries that the objective evaluates (a
+// valid decode of an object not known: the proposals people measure), in
+// journal order after the start's ids; known objects and invalid decodes,
+// which the loop journals too, get no id. The ids of a journal never
+// change as it grows.
+func (s *Store) Bind(v bo.JournalView) {
+	s.ids, s.queries = map[int]int{}, map[int]int{}
+	id := len(s.State.Start)
+	for i, q := range v.Queries {
+		if q.Valid && !q.Known {
+			id++
+			s.ids[i], s.queries[id] = id, i
+		}
 	}
-	return bo.QueryTag(id - len(s.State.Start) - 1)
 }
 
-// IDOf returns the id of an evaluation's tag.
+// QueryID returns the id of the journal's query index (Bind), and whether
+// it has one.
+func (s *Store) QueryID(index int) (int, bool) {
+	id, ok := s.ids[index]
+	return id, ok
+}
+
+// Known reports whether id is the start's or a journaled query's (Bind).
+func (s *Store) Known(id int) bool {
+	_, ok := s.queries[id]
+	return ok || (id >= 1 && id <= len(s.State.Start))
+}
+
+// IDOf returns the id of an evaluation's tag: a start object's, or a
+// journaled query's (Bind); a query journaled since has none yet.
 func (s *Store) IDOf(tag string) (int, bool) {
 	if n, ok := strings.CutPrefix(tag, startPrefix); ok {
 		id, err := strconv.Atoi(n)
@@ -216,10 +263,11 @@ func (s *Store) IDOf(tag string) (int, bool) {
 	}
 	n, ok := strings.CutPrefix(tag, "query-")
 	i, err := strconv.Atoi(n)
-	if !ok || err != nil || i < 0 {
+	if !ok || err != nil || bo.QueryTag(i) != tag {
 		return 0, false
 	}
-	return s.QueryID(i), true
+	id, ok := s.ids[i]
+	return id, ok
 }
 
 // Result returns the result told for id's evaluation: its score, or the

@@ -43,6 +43,9 @@ type ManualResult struct {
 	Waiting int
 	// Done says the run has spent its budget and nothing is pending.
 	Done bool
+	// Start says the labelled start is being measured: the run proposes
+	// once its results are all told.
+	Start bool
 	// Result is the loop's summary (nil while the start is measured).
 	Result *bo.Result
 }
@@ -106,7 +109,8 @@ func (m *manualObjective[O]) Score(obj O) (float64, error) {
 func (m *manualObjective[O]) ScoreTagged(tag string, obj O) (float64, error) {
 	id, ok := m.store.IDOf(tag)
 	if !ok {
-		return m.failure, fmt.Errorf("evaluation %s: people make only the start's and the queries' evaluations", tag)
+		// A query proposed in this call: handed out at its end.
+		return m.failure, fmt.Errorf("evaluation %s awaits its result: %w", tag, bo.ErrDeferred)
 	}
 	return m.result(id)
 }
@@ -256,7 +260,8 @@ func startPending[O any](m *manualObjective[O]) []manual.Proposal {
 func queryPending[O any](m *manualObjective[O], qs []bo.Query) []manual.Proposal {
 	var ps []manual.Proposal
 	for _, q := range qs {
-		p := manual.Proposal{ID: m.store.QueryID(q.Index), Key: q.Object, Mean: q.Mean, SD: q.SD}
+		id, _ := m.store.QueryID(q.Index) // pending: bound
+		p := manual.Proposal{ID: id, Key: q.Object, Mean: q.Mean, SD: q.SD}
 		if q.Mean != nil {
 			acq := q.Acq
 			p.Acq = &acq
@@ -266,19 +271,21 @@ func queryPending[O any](m *manualObjective[O], qs []bo.Query) []manual.Proposal
 	return ps
 }
 
-// unhandedQueries counts the journal's pending queries never handed out.
-func unhandedQueries[O any](m *manualObjective[O], dir string) (int, error) {
+// bindJournal numbers the run's journaled queries (manual.Store.Bind) and
+// counts its pending queries never handed out.
+func bindJournal[O any](m *manualObjective[O], dir string) (unhanded int, err error) {
 	v, err := bo.ReadJournalView(dir)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	m.store.Bind(v)
 	for i := range v.Pending {
-		if _, ok := m.store.State.Handed[m.store.QueryID(i)]; !ok {
-			n++
+		id, _ := m.store.QueryID(i)
+		if _, ok := m.store.State.Handed[id]; !ok {
+			unhanded++
 		}
 	}
-	return n, nil
+	return unhanded, nil
 }
 
 // writeSetUpFlags keeps the flags of optimize --objective manual before
@@ -302,16 +309,12 @@ func writeSetUpFlags(opts bo.Options) error {
 func (d *Defined[O, E]) manualRun(env *Env, mo *manualObjective[O], req OptimizeRequest, cfg bo.Config, m *Model[O, E],
 	data bo.Data[O]) (*bo.Result, error) {
 	mr := req.Manual
-	unhanded := 0
-	if mr.Ask > 0 {
-		var err error
-		if unhanded, err = unhandedQueries(mo, req.Options.Dir); err != nil {
-			return nil, err
-		}
+	unhanded, err := bindJournal(mo, req.Options.Dir)
+	if err != nil {
+		return nil, err
 	}
 	var res *bo.Result
 	if mr.Ask == 0 || unhanded < mr.Ask {
-		var err error
 		res, err = bo.Run[O](cfg, mo, m, data, manualOptions(req.Options, mr, unhanded))
 		if mr.Ask == 0 && errors.Is(err, errSetUp) {
 			mr.Result = &ManualResult{Result: res}
@@ -325,6 +328,7 @@ func (d *Defined[O, E]) manualRun(env *Env, mo *manualObjective[O], req Optimize
 	if err != nil {
 		return res, err
 	}
+	mo.store.Bind(v)
 	var pending []bo.Query
 	for i, q := range v.Queries {
 		if v.Pending[i] {

@@ -113,7 +113,9 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		if ds, initial, err = d.drawStart(env, req.Options.Dir, obj, ds, evaluators); err != nil {
 			if mo != nil && errors.Is(err, bo.ErrDeferred) {
 				// The start is measured first: nothing to propose yet.
-				req.Manual.Result, err = d.handOut(env, mo, req.Manual, startPending(mo))
+				if req.Manual.Result, err = d.handOut(env, mo, req.Manual, startPending(mo)); err == nil {
+					req.Manual.Result.Start = true
+				}
 				return nil, err
 			}
 			return nil, err
