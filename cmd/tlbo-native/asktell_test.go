@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/chem"
 	"github.com/tlbo-native/tlbo-native/internal/manual"
+	"github.com/tlbo-native/tlbo-native/internal/numpy"
+	"github.com/tlbo-native/tlbo-native/internal/task/topology"
 )
 
 // manualSetup returns the arguments of optimize --objective manual for a
@@ -401,5 +404,92 @@ func TestAskTellKill(t *testing.T) {
 				t.Errorf("after the kill and an ask: %d versions (%v), want 2", v.Versions, err)
 			}
 		})
+	}
+}
+
+// askTellCycle sets a manual run up with setup (a start of 3 to measure),
+// hands out the start and tells its results, then hands out 2 proposals
+// and tells theirs, as a person would; it returns the proposals' rows and
+// the files ask wrote beside their CSV.
+func askTellCycle(t *testing.T, dir string, setup ...string) (map[int][]string, []string) {
+	t.Helper()
+	run := filepath.Join(dir, "run")
+	if err := runCLI(append(setup, "--objective", "manual", "--initial", "3", "--failure-score", "-1", "--budget", "2",
+		"--retrain-every", "2", "--initial-retrain-epochs", "0", "--inducing", "0", "--raw-samples", "32", "--restarts", "2",
+		"--seed", "2", "--run-dir", run)...); err != nil {
+		t.Fatal(err)
+	}
+	var rows map[int][]string
+	for k, n := range []string{"3", "2"} {
+		out := filepath.Join(dir, fmt.Sprint("batch", k, ".csv"))
+		if err := runCLI("ask", "--run-dir", run, "-n", n, "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		rows = readRows(t, out)
+		// An untrained network may find a single novel object.
+		if len(rows) < 1 || len(rows) > map[int]int{0: 3, 1: 2}[k] || (k == 0 && len(rows) != 3) {
+			t.Fatalf("ask %d handed out %v", k, rows)
+		}
+		if err := runCLI("tell", "--run-dir", run, measure(t, filepath.Join(dir, fmt.Sprint("told", k, ".csv")), rows)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := manual.Status(run)
+	if err != nil || st.Told != 3+len(rows) || len(st.Pending) != len(rows) || !st.Pending[0].Told {
+		t.Fatalf("status: %+v, %v; want the start and the proposals told, the proposals waiting for the next ask", st, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "batch1.*"))
+	return rows, files
+}
+
+// TestAskTellTopology: a topology design is handed out as the path of its
+// .npy file in the run directory, and the ask draws the designs.
+func TestAskTellTopology(t *testing.T) {
+	dir := t.TempDir()
+	designs := make([]uint8, 40*topology.Pixels)
+	for i := range designs {
+		designs[i] = uint8((i/7 + i/40/3) % 2)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data", "topology"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := numpy.WriteNPZ(filepath.Join(dir, "data", "topology", "topology.npz"),
+		[]numpy.Array{{Name: "designs", Shape: []int{40, 40, 40}, Data: designs}}); err != nil {
+		t.Fatal(err)
+	}
+	vae := filepath.Join(dir, "conv.pt")
+	writeTinyConvVAE(t, vae, 3)
+	rows, files := askTellCycle(t, dir, "optimize", "--vae", vae, "--data-dir", filepath.Join(dir, "data"), "--n-best", "20", "--n-rand", "0")
+	for id, r := range rows {
+		a, err := numpy.ReadNPY(r[1])
+		if err != nil || !strings.HasPrefix(r[1], filepath.Join(dir, "run", "objects")) || len(a.Shape) != 2 || a.Shape[0]*a.Shape[1] != topology.Pixels {
+			t.Errorf("id %d: object %q (%v, %v): want a 40x40 .npy in the run's objects/", id, r[1], a.Shape, err)
+		}
+	}
+	if !slices.Contains(files, filepath.Join(dir, "batch1.png")) {
+		t.Errorf("ask wrote %v, want the designs drawn too", files)
+	}
+}
+
+// TestAskTellMolecule: molecules are handed out as SMILES, and drawn.
+func TestAskTellMolecule(t *testing.T) {
+	dir := t.TempDir()
+	vae := filepath.Join(dir, "jtvae.pt")
+	if err := runCLI("train", "--task", "molecule", "--synthetic-data", "--data-dir", dir, "--hidden", "16", "--epochs", "1",
+		"--batch-size", "8", "--prior-samples", "0", "--cache-dir", "none", "--out", vae); err != nil {
+		t.Fatal(err)
+	}
+	rows, files := askTellCycle(t, dir, "optimize", "--vae", vae, "--synthetic-data", "--data-dir", dir, "--cache-dir", "none",
+		"--retrain-epochs", "0.1", "--n-best", "10", "--n-rand", "0")
+	for id, r := range rows {
+		m, err := chem.Smiles(r[1])
+		if err != nil {
+			t.Errorf("id %d: object %q is no SMILES: %v", id, r[1], err)
+			continue
+		}
+		m.Close()
+	}
+	if !slices.Contains(files, filepath.Join(dir, "batch1.png")) {
+		t.Errorf("ask wrote %v, want the molecules drawn too", files)
 	}
 }

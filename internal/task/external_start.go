@@ -44,7 +44,7 @@ const ProgramValue = "program objective"
 func (d *Defined[O, E]) ownEnv(env *Env) *Env {
 	cmd, ok := CommandOf(env.Opts.String(ObjectiveOption))
 	if IsManual(env) {
-		cmd, ok = "(people's measurements, ask and tell)", true
+		cmd, ok = "manual (people's measurements, ask and tell)", true
 	}
 	if !ok {
 		return env

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -216,22 +218,50 @@ func (d *Defined[O, E]) handOut(env *Env, m *manualObjective[O], req *ManualRequ
 			return nil, err
 		}
 		res.Files = append(res.Files, req.Out)
-		if d.s.Handout != nil {
-			objs := make([]O, len(res.Handed))
-			for i, p := range res.Handed {
-				objs[i], _ = m.Parse(p.Key)
-			}
-			files, err := d.s.Handout(env, trimExt(req.Out), res.Handed, objs)
+		if d.s.Plots != nil {
+			path, err := d.handoutPicture(env, m, trimExt(req.Out)+".png", res.Handed)
 			if err != nil {
 				return nil, err
 			}
-			res.Files = append(res.Files, files...)
+			res.Files = append(res.Files, path)
 		}
 	}
 	if err := m.store.Hand(ids, float64(time.Now().UnixNano())/1e9); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// handoutPicture draws the handed-out objects as the task draws a run's
+// best (Spec.Plots: a grid of molecules or designs), each titled with its
+// predicted score and its id as the query number, into path.
+func (d *Defined[O, E]) handoutPicture(env *Env, m *manualObjective[O], path string, handed []manual.Proposal) (string, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".handout-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	scored := make([]Scored[O], len(handed))
+	for i, p := range handed {
+		o, err := m.Parse(p.Key)
+		if err != nil {
+			return "", fmt.Errorf("id %d: %w", p.ID, err)
+		}
+		scored[i] = Scored[O]{Object: o, Score: math.NaN(), Query: p.ID}
+		if p.Mean != nil {
+			scored[i].Score = *p.Mean
+		}
+	}
+	quiet := *env
+	quiet.Stdout = io.Discard
+	if err := d.s.Plots(&quiet, tmp, scored); err != nil {
+		return "", err
+	}
+	pngs, err := filepath.Glob(filepath.Join(tmp, "*.png"))
+	if err != nil || len(pngs) != 1 {
+		return "", fmt.Errorf("the task's picture of the objects handed out: %d files (%v), want one", len(pngs), err)
+	}
+	return path, os.Rename(pngs[0], path)
 }
 
 // trimExt returns path without its extension.

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
-	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
@@ -265,11 +264,6 @@ type Spec[O, E any] struct {
 	Import func(env *Env, req ImportRequest) error
 	// Plots writes pictures of a run's best objects (optional).
 	Plots func(env *Env, dir string, best []Scored[O]) error
-	// Handout, when set, writes the task's pictures of objects handed out
-	// to be measured (ask of a manual run), to files named base plus an
-	// extension, and returns their paths (optional: molecules as SDF and
-	// a PNG grid).
-	Handout func(env *Env, base string, handed []manual.Proposal, objs []O) ([]string, error)
 }
 
 // Validate checks that the required parts are there.
