@@ -197,6 +197,12 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	env.Ctx = ctx
 	td := t.Defaults()
 	rep := newReporter(cfg.Budget)
+	var manualReq *task.ManualRequest
+	if task.IsManual(env) {
+		if manualReq = manualCall(c); manualReq == nil {
+			manualReq = &task.ManualRequest{} // optimize sets the run up
+		}
+	}
 	res, err := t.Optimize(env, task.OptimizeRequest{
 		Model: task.ModelRequest{Path: c.String("vae"), ELBO: elbo, LR: td.LR,
 			BatchSize: intOr(c, "retrain-batch-size", td.RetrainBatchSize), GradClip: floatOr(c, "retrain-grad-clip", td.RetrainGradClip),
@@ -204,8 +210,13 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		Config:  cfg,
 		Options: bo.Options{Dir: dir, Resume: c.Bool("resume"), Progress: rep.progress, Logf: rep.logf, Flags: flags},
 		Top:     c.Int("top"),
+		Manual:  manualReq,
 	})
 	rep.finish()
+	if task.IsManual(env) && err == nil {
+		printManual(dir, manualReq)
+		return nil
+	}
 	if err != nil {
 		if res != nil && len(res.Queries) > 0 {
 			fmt.Fprintf(os.Stderr, "%d queries are in %s; rerun with --resume to continue\n", len(res.Queries), dir)

@@ -30,6 +30,11 @@ type Options struct {
 	// scored by the objective): Run holds it instead of taking its own, and
 	// the caller releases it. Without it Run takes the lock itself.
 	Lock *Lock
+	// Proposals, when above 0, bounds the new queries this call proposes
+	// (RepeatsSkip): once that many are journaled, Run proposes no more
+	// and returns when no evaluation runs (deferred ones stay pending,
+	// ErrDeferred).
+	Proposals int
 }
 
 // Stages reported through Progress.
@@ -85,6 +90,9 @@ type Result struct {
 	// Exhausted, when set, says why the run ended before its budget: no
 	// novel object was within reach (RepeatsSkip).
 	Exhausted string
+	// Pending are the queries journaled without their evaluation when Run
+	// returned (deferred by the task, ErrDeferred), in index order.
+	Pending []Query
 }
 
 // Top returns up to n queries with the best scores among valid, distinct

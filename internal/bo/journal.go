@@ -81,6 +81,12 @@ type Query struct {
 	// the expected improvement there (both 0 for random search).
 	Acq float64 `json:"acq"`
 	EI  float64 `json:"ei"`
+	// Mean and SD are the GP's posterior mean and standard deviation of
+	// the score at the proposal, in the task's scale, with the round's
+	// earlier proposals and the evaluations still pending as fantasies
+	// (BO only; absent for a random point).
+	Mean *float64 `json:"mean,omitempty"`
+	SD   *float64 `json:"sd,omitempty"`
 	// Timing is where the query's time went.
 	Timing Timing `json:"timing"`
 }

@@ -94,6 +94,7 @@ func (p *roundsLoop[O]) round(n int) (*Stop, error) {
 	if err := p.applyRound(rec, b.objs); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
+	r.round.proposed += len(rec.Pending)
 	p.launch(r.round.open[rec.Start])
 	return nil, nil
 }
@@ -176,6 +177,7 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 				return nil, nil, &Stop{Version: r.version.current, After: b.start, EI: finite(p.ei)}, nil
 			}
 			q.Acq, q.EI = finite(p.acqValue), finite(p.ei)
+			q.Mean, q.SD = b.posterior(p.u)
 			z = make([]float64, d)
 			b.fit.nz.InverseVec(z, p.u)
 			return z, p.u, nil, nil
@@ -192,6 +194,18 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 	z = make([]float64, d)
 	b.fit.nz.InverseVec(z, u)
 	return z, u, nil, nil
+}
+
+// posterior returns the GP's predicted mean and standard deviation of the
+// score at u (unit box), in the task's scale and direction.
+func (b *roundBuilder[O]) posterior(u []float64) (mean, sd *float64) {
+	m, v := b.bel.model.Predict(u)
+	m, v = b.fit.st.Inverse(m, v)
+	m, s := b.r.sign*m, math.Sqrt(math.Max(v, 0))
+	if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(s) || math.IsInf(s, 0) {
+		return nil, nil
+	}
+	return &m, &s
 }
 
 // condition conditions the round's GP on a real utility at u, or (real

@@ -1,6 +1,7 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,9 +18,10 @@ type openRound struct {
 // evalResult is a finished evaluation, or the panic of the objective;
 // halt is set when the task's Score returned a Halt.
 type evalResult struct {
-	e     Eval
-	crash any
-	halt  *Halt
+	e        Eval
+	crash    any
+	halt     *Halt
+	deferred bool // the task deferred it (ErrDeferred): it stays pending
 }
 
 // surEvent is a GP fit of a round (fit; kept when the round kept the GP
@@ -48,6 +50,10 @@ type roundState struct {
 	slots   chan struct{}
 	// trustRegion is the trust region (Config.TrustRegion).
 	trustRegion TrustRegion
+	// deferred counts the pending evaluations the task deferred in this
+	// process (ErrDeferred); proposed the queries proposed in it
+	// (Options.Proposals).
+	deferred, proposed int
 }
 
 // starts returns the starts of the open rounds in order.
@@ -77,6 +83,9 @@ func (p *roundsLoop[O]) room() int {
 	n := min(r.cfg.Q, r.cfg.RetrainEvery-r.version.spent-r.round.pending, r.cfg.Budget-r.evaluated-r.round.pending)
 	if r.cfg.Async {
 		n = min(n, p.workers()-r.round.running)
+	}
+	if r.opts.Proposals > 0 {
+		n = min(n, r.opts.Proposals-r.round.proposed)
 	}
 	return n
 }
@@ -128,6 +137,10 @@ func (p *roundsLoop[O]) loop() error {
 			if err := p.roundDone(); err != nil {
 				return err
 			}
+		case r.round.deferred > 0 || (r.opts.Proposals > 0 && r.round.proposed >= r.opts.Proposals):
+			// Nothing more without the deferred results, or this call's
+			// proposals are made: they stay pending.
+			return nil
 		case r.exhausted == "" && r.evaluated < r.cfg.Budget:
 			if err := r.newVersion(); err != nil {
 				return err
@@ -311,7 +324,13 @@ func (p *roundsLoop[O]) launch(o *openRound) {
 				}
 			}()
 			t := time.Now()
-			s, failure, h := r.evaluate(QueryTag(i), obj, true)
+			s, err := r.score(QueryTag(i), obj)
+			var h *Halt
+			if errors.Is(err, ErrDeferred) && !errors.As(err, &h) {
+				r.round.results <- evalResult{e: Eval{Index: i}, deferred: true}
+				return
+			}
+			s, failure, h := r.outcome(s, err)
 			r.round.results <- evalResult{e: Eval{Index: i, Score: s, Failure: failure, Seconds: time.Since(t).Seconds(), At: unixNow()}, halt: h}
 		}()
 	}
@@ -328,6 +347,10 @@ func (p *roundsLoop[O]) awaitOne() error {
 		// As a sequential loop would: the run stops where it is, the
 		// evaluations journaled so far are kept.
 		panic(res.crash)
+	}
+	if res.deferred {
+		r.round.deferred++
+		return nil
 	}
 	if h := res.halt; h != nil {
 		if r.halt == nil {

@@ -220,5 +220,13 @@ func (r *runner[O]) result() *Result {
 		b := r.bestSucceeded()
 		res.Best, res.BestObject = b.score, b.object
 	}
+	for _, start := range r.round.starts() {
+		o := r.round.open[start]
+		for i := o.start; i < o.end; i++ {
+			if o.pending[i] {
+				res.Pending = append(res.Pending, r.journal.queries[i])
+			}
+		}
+	}
 	return res
 }

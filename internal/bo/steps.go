@@ -155,13 +155,21 @@ func (r *runner[O]) evaluate(tag string, obj O, valid bool) (score float64, fail
 	if !valid {
 		return r.task.FailureScore(), "invalid decode", nil
 	}
-	var s float64
-	var err error
+	return r.outcome(r.score(tag, obj))
+}
+
+// score asks the task for obj's score, through ScoreTagged when it ties
+// evaluations to their tags.
+func (r *runner[O]) score(tag string, obj O) (float64, error) {
 	if ts, ok := any(r.task).(TaggedScorer[O]); ok {
-		s, err = ts.ScoreTagged(tag, obj)
-	} else {
-		s, err = r.task.Score(obj)
+		return ts.ScoreTagged(tag, obj)
 	}
+	return r.task.Score(obj)
+}
+
+// outcome turns a task's answer into the evaluation's score and failure
+// (a Halt passed on).
+func (r *runner[O]) outcome(s float64, err error) (score float64, failure string, halt *Halt) {
 	switch {
 	case errors.As(err, &halt):
 		return r.task.FailureScore(), halt.Failure, halt

@@ -161,6 +161,19 @@ type Halt struct {
 func (h *Halt) Error() string { return h.Err.Error() }
 func (h *Halt) Unwrap() error { return h.Err }
 
+// ErrDeferred is wrapped by a Score (or ScoreTagged) error for an
+// evaluation the task does not make in this process: its result will come
+// from elsewhere (a person who measures the object and tells the run). The
+// query stays pending, journaled as proposed and without an evaluation, as
+// after a kill; it conditions the later proposals as a fantasy and is not
+// proposed again, and a resume asks the task again. Once nothing can be
+// proposed without the deferred results (the version's or the budget's
+// evaluations are all proposed, or Options.Proposals are made) and no
+// evaluation runs, Run returns them in Result.Pending, without an error.
+// Only the rounds of RepeatsSkip defer; the authors' loop takes it as a
+// failure.
+var ErrDeferred = errors.New("evaluation deferred")
+
 // ErrNotSubmitted is wrapped by a Submitter's Attach error for a job that
 // never reached its scheduler (killed between its intent and its
 // submission): its evaluations are submitted anew.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/external"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 )
 
 // ObjectiveOption is the name of the option that picks a task's objective:
@@ -97,8 +98,8 @@ func ProgramOptions(own ...string) []Option {
 	var opts []Option
 	if !slices.Contains(own, ObjectiveOption) {
 		opts = append(opts, StringOption(ObjectiveOption, BuiltinObjective, BuiltinObjective+
-			" (the task's own) or "+CommandPrefix+"\"CMD ARGS\": your program, one JSON line per object in, one score line out "+
-			"(docs/objectives.md)", VerbOptimize))
+			" (the task's own), "+CommandPrefix+"\"CMD ARGS\": your program, one JSON line per object in, one score line out "+
+			"(docs/objectives.md), or "+manual.Objective+": people measure the objects, handed out by ask and told back by tell (docs/ask-tell.md)", VerbOptimize))
 	}
 	if !slices.Contains(own, InitialOption) {
 		opts = append(opts, IntOption(InitialOption, 0, 0, "start from N distinct objects drawn at random (--seed) from the data set and "+
@@ -181,12 +182,13 @@ func FailureScoreRequired() error {
 // BuiltinObjective for a task whose one objective is built in.
 func checkProgramOptions(env *Env, opts []Option) error {
 	v := env.Opts.String(ObjectiveOption)
-	if _, ok := CommandOf(v); ok {
+	if _, ok := CommandOf(v); ok || IsManual(env) {
 		return checkProgramStart(env)
 	}
 	for _, o := range opts {
 		if o.Name == ObjectiveOption && o.Default == BuiltinObjective && v != BuiltinObjective {
-			return fmt.Errorf("--%s %q: want %s (the task's own) or %s\"CMD ARGS\" (your program)", ObjectiveOption, v, BuiltinObjective, CommandPrefix)
+			return fmt.Errorf("--%s %q: want %s (the task's own), %s\"CMD ARGS\" (your program) or %s (people, ask and tell)",
+				ObjectiveOption, v, BuiltinObjective, CommandPrefix, manual.Objective)
 		}
 	}
 	for _, name := range []string{DataScoresOption, optMaximize, optMinimize, optStochastic} {

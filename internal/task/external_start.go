@@ -43,6 +43,9 @@ const ProgramValue = "program objective"
 // the program.
 func (d *Defined[O, E]) ownEnv(env *Env) *Env {
 	cmd, ok := CommandOf(env.Opts.String(ObjectiveOption))
+	if IsManual(env) {
+		cmd, ok = "manual (people's measurements, ask and tell)", true
+	}
 	if !ok {
 		return env
 	}
@@ -61,7 +64,7 @@ func (d *Defined[O, E]) ownEnv(env *Env) *Env {
 // program objective's --initial N, or --initial N of a task that has no
 // such draw of its own (Spec.InitialCalls).
 func (d *Defined[O, E]) drawsStart(env *Env) bool {
-	return env.Opts.Int(InitialOption) > 0 && (IsProgram(env) || d.s.InitialCalls == nil)
+	return env.Opts.Int(InitialOption) > 0 && (IsProgram(env) || IsManual(env) || d.s.InitialCalls == nil)
 }
 
 // drawStart is the run's labelled start under --initial N: N distinct
@@ -78,6 +81,11 @@ func (d *Defined[O, E]) drawStart(env *Env, dir string, obj Objective[O], ds Dat
 	objs, keys, err := d.startObjects(env, obj, ds, n)
 	if err != nil {
 		return ds, nil, err
+	}
+	if m, ok := obj.(interface{ recordStart([]string) error }); ok {
+		if err := m.recordStart(keys); err != nil {
+			return ds, nil, err
+		}
 	}
 	scores, failures, err := d.startScores(env, dir, obj, objs, keys, workers)
 	if err != nil {
@@ -221,12 +229,16 @@ func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs
 		return nil, nil, err
 	}
 	defer f.Close()
-	halt, err := evaluateAll(obj, objs, keys, todo, workers, f, scores, failures)
+	halt, deferred, err := evaluateAll(obj, objs, keys, todo, workers, f, scores, failures)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, StartFile), err)
 	}
 	if halt != nil {
 		return nil, nil, fmt.Errorf("labelled start (--%s %d): %w", InitialOption, n, halt)
+	}
+	if deferred > 0 {
+		return nil, nil, fmt.Errorf("labelled start (--%s %d): %d of its objects await their results: %w", InitialOption, n,
+			deferred, bo.ErrDeferred)
 	}
 	return scores, failures, nil
 }
@@ -235,9 +247,11 @@ func (d *Defined[O, E]) startScores(env *Env, dir string, obj Objective[O], objs
 // to w as a startRecord line as soon as it is in. A bo.Halt of the
 // objective stops it: its failure, if it has one, is written as any, an
 // evaluation without one is not (a resume makes it), and the first Halt's
-// error is returned once the evaluations running are in.
+// error is returned once the evaluations running are in. An evaluation the
+// objective defers (bo.ErrDeferred: people make it) is not written either;
+// deferred counts them.
 func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, workers int, w *os.File, scores []float64,
-	failures []string) (halt, werr error) {
+	failures []string) (halt error, deferred int, werr error) {
 	jobs := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -247,6 +261,12 @@ func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, w
 			defer wg.Done()
 			for i := range jobs {
 				s, err := obj.Score(objs[i])
+				if errors.Is(err, bo.ErrDeferred) {
+					mu.Lock()
+					deferred++
+					mu.Unlock()
+					continue
+				}
 				r := startRecord{Key: keys[i], Score: s}
 				if err != nil {
 					r.Score, r.Failure = obj.FailureScore(), err.Error()
@@ -283,7 +303,7 @@ func evaluateAll[O any](obj Objective[O], objs []O, keys []string, todo []int, w
 	}
 	close(jobs)
 	wg.Wait()
-	return halt, werr
+	return halt, deferred, werr
 }
 
 // readStart reads the records of a StartFile (none when it is missing); a

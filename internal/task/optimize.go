@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -35,6 +36,14 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	if err := checkProgramOptions(env, d.s.Options); err != nil {
 		return nil, err
 	}
+	if IsManual(env) {
+		if err := checkManual(req.Config); err != nil {
+			return nil, err
+		}
+		if req.Manual == nil {
+			req.Manual = &ManualRequest{}
+		}
+	}
 	// One lock from the first evaluation (a labelled start scored by the
 	// objective) to the loop's end: a second process fails here, before
 	// it evaluates anything.
@@ -45,6 +54,11 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		}
 		defer lock.Unlock()
 		req.Options.Lock = lock
+	}
+	if IsManual(env) {
+		if err := writeSetUpFlags(req.Options); err != nil {
+			return nil, err
+		}
 	}
 	own := d.ownEnv(env)
 	obj, err := d.s.Objective(own)
@@ -70,6 +84,14 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		obj = ext
 		m.key = obj.Key
 	}
+	var mo *manualObjective[O]
+	if IsManual(env) {
+		if mo, err = d.newManualObjective(env, req.Options.Dir, obj); err != nil {
+			return nil, err
+		}
+		obj = mo
+		m.key = obj.Key
+	}
 	sum, err := FileDigest(req.Model.Path)
 	if err != nil {
 		return nil, fmt.Errorf("--vae: %w", err)
@@ -89,6 +111,13 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	switch {
 	case d.drawsStart(env):
 		if ds, initial, err = d.drawStart(env, req.Options.Dir, obj, ds, evaluators); err != nil {
+			if mo != nil && errors.Is(err, bo.ErrDeferred) {
+				// The start is measured first: nothing to propose yet.
+				if req.Manual.Result, err = d.handOut(env, mo, req.Manual, startPending(mo)); err == nil {
+					req.Manual.Result.Start = true
+				}
+				return nil, err
+			}
 			return nil, err
 		}
 		extra["data-source"] = ds.Source
@@ -108,6 +137,9 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		if err := bo.WriteInitial(req.Options.Dir, initial); err != nil {
 			return nil, err
 		}
+	}
+	if mo != nil {
+		return d.manualRun(env, mo, req, cfg, m, ds.Data)
 	}
 	res, err := bo.Run[O](cfg, obj, m, ds.Data, req.Options)
 	if err != nil || d.s.Plots == nil || req.Top < 1 {

@@ -173,6 +173,9 @@ type OptimizeRequest struct {
 	Options bo.Options
 	// Top is how many of the best objects the task's pictures show.
 	Top int
+	// Manual, with --objective manual, says what the call does (nil: set
+	// the run up); Optimize sets its Result.
+	Manual *ManualRequest
 }
 
 // Objective is a task's black box: the loop's bo.Task over the task's
