@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -455,4 +456,38 @@ func TestProgramObjectiveSlurmKill(t *testing.T) {
 		t.Errorf("the array submitted just before the kill (%s) was not found by its token: %v", lost[1], err)
 	}
 	t.Logf("sbatch was asked %s times", strings.TrimSpace(readFile(t, calls)))
+}
+
+// TestProgramWorkers: --evaluators 2 --q 4 runs at most 2 copies of the
+// user's program at once, in the labelled start's scoring as in the loop
+// (bo.Config.Workers, the one owner of that number): each copy counts the
+// copies running when it starts, and no count may exceed 2.
+func TestProgramWorkers(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	running, peak := filepath.Join(dir, "running"), filepath.Join(dir, "peak.txt")
+	if err := os.Mkdir(running, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "slow.sh")
+	text := "#!/bin/sh\ntouch \"$RUNNING/$$\"\nls \"$RUNNING\" | wc -l >>\"$PEAK\"\nsleep 0.3\nrm -f \"$RUNNING/$$\"\nwc -c <\"$1\"\n"
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RUNNING", running)
+	t.Setenv("PEAK", peak)
+	run := filepath.Join(dir, "run")
+	args := programRun(t, data, vae, script, run, "--budget", "4", "--retrain-every", "4", "--q", "4", "--evaluators", "2",
+		"--initial", "8", "--failure-score", "99", "--seed", "3")
+	if err := runCLI(args...); err != nil {
+		t.Fatal(err)
+	}
+	counts := strings.Fields(readFile(t, peak))
+	if len(counts) < 8 {
+		t.Fatalf("the program ran %d times, want at least the 8 of the start", len(counts))
+	}
+	for i, c := range counts {
+		if n, err := strconv.Atoi(c); err != nil || n > 2 {
+			t.Errorf("call %d saw %s copies of the program running, want at most --evaluators 2", i+1, c)
+		}
+	}
 }

@@ -175,9 +175,9 @@ type Config struct {
 	// Q is the number of proposals per round (RepeatsSkip only), chosen
 	// jointly by the kriging believer and evaluated concurrently.
 	Q int
-	// Evaluators is how many evaluations run at once (0: Q). Async makes
-	// the next round as soon as a worker is free instead of when the
-	// round's evaluations are all in.
+	// Evaluators is how many evaluations run at once (0: Q; Workers says
+	// it). Async makes the next round as soon as a worker is free instead
+	// of when the round's evaluations are all in.
 	Evaluators int
 	Async      bool
 	// RepeatTries bounds the acquisition steps of one proposal that may
@@ -451,4 +451,14 @@ func diffFields(stored, current []Field) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// Workers is how many evaluations run at once: Evaluators, else Q (at
+// least 1). The loop and whatever runs its evaluations (a program's
+// executor, the labelled start's scoring) take it from here alone.
+func (c Config) Workers() int {
+	if c.Evaluators > 0 {
+		return c.Evaluators
+	}
+	return max(c.Q, 1)
 }

@@ -66,14 +66,8 @@ func (s *roundState) starts() []int {
 	return starts
 }
 
-// workers is how many evaluations run at once: Evaluators, else Q.
-func (p *roundsLoop[O]) workers() int {
-	r := p.r
-	if r.cfg.Evaluators > 0 {
-		return r.cfg.Evaluators
-	}
-	return r.cfg.Q
-}
+// workers is how many evaluations run at once (Config.Workers).
+func (p *roundsLoop[O]) workers() int { return p.r.cfg.Workers() }
 
 // room is how many proposals a round may make now: q, fewer near the
 // end of a version or of the budget, and under the asynchronous policy no

@@ -74,7 +74,7 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	if err != nil {
 		return nil, err
 	}
-	evaluators := max(req.Config.Evaluators, req.Config.Q, 1)
+	evaluators := req.Config.Workers()
 	if IsProgram(env) {
 		ext, err := d.programObjective(env, req.Options.Dir, obj, evaluators)
 		if err != nil {
