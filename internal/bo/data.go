@@ -28,8 +28,6 @@ func (r *runner[O]) start(data Data[O]) {
 		idx = labelledSubset(len(idx), f, newRand(r.cfg.Seed, streamLabelled, 0))
 	}
 	r.data.known = make(map[string]float64, len(idx)+r.cfg.Budget)
-	r.round.open = map[int]*openRound{}
-	r.round.trustRegion = newTrustRegion(r.cfg.TR)
 	for _, i := range idx {
 		r.appendData(data.Objects[i], data.Scores[i], data.failed(i))
 	}

@@ -106,7 +106,8 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 	}
 	cfg.Extra["maximize"] = strconv.FormatBool(task.Maximize())
 	cfg.Extra["data-sha256"] = dataDigest(task, data)
-	r := &runner[O]{cfg: cfg, task: task, vae: model, opts: opts, sign: -1, version: versionState{current: -1}}
+	r := &runner[O]{cfg: cfg, task: task, vae: model, opts: opts, sign: -1, version: versionState{current: -1},
+		round: roundState{open: map[int]*openRound{}, trustRegion: newTrustRegion(cfg.TR)}}
 	if task.Maximize() {
 		r.sign = 1
 	}

@@ -1,0 +1,184 @@
+package molecule
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/tlbo-native/tlbo-native/internal/chem"
+	"github.com/tlbo-native/tlbo-native/internal/task"
+	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
+)
+
+// bound is the featuriser of the vocabulary that the last verb bound (its
+// network's), and the cached featurisation of the data set's molecules over
+// it, by SMILES.
+var bound struct {
+	sync.Mutex
+	vocab  Vocab
+	f      *Featuriser
+	cached map[string]Cached
+	lazy   *lazyCache // the data set's featurisation on demand (lazy.go), or nil
+}
+
+// bind makes the vocabulary of the verb's network the featuriser's, so that
+// molecules are featurised over the clusters the network knows (a
+// checkpoint imported with its own vocabulary included). A --vocab whose
+// clusters differ from the network's is refused, naming the difference.
+func bind(env *task.Env, net models.VAE[jtvae.Example]) error {
+	m, ok := net.(*jtvae.Model)
+	if !ok {
+		return fmt.Errorf("molecule task: network %T is not the JT-VAE", net)
+	}
+	v := Vocab(m.Config().Vocab)
+	if len(v) == 0 { // a header without its vocabulary
+		var err error
+		if v, _, err = vocabulary(env); err != nil {
+			return err
+		}
+	} else if p := env.Opts.String(optVocab); p != "" {
+		given, err := ReadVocab(p)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", optVocab, err)
+		}
+		if err := sameClusters(given, v); err != nil {
+			return fmt.Errorf("--%s %s is not the checkpoint's vocabulary: %w; leave --%s out to use the checkpoint's", optVocab, p, err, optVocab)
+		}
+	}
+	bindVocab(v)
+	setDecodeWorkers(env.Opts.Int(optWorkers))
+	return nil
+}
+
+// bindVocab makes v the featuriser's vocabulary.
+func bindVocab(v Vocab) {
+	bound.Lock()
+	defer bound.Unlock()
+	if bound.f == nil || !slices.Equal(bound.vocab, v) {
+		bound.f, bound.vocab, bound.cached, bound.lazy = NewFeaturiser(v), slices.Clone(v), nil, nil
+	}
+}
+
+// sameClusters returns nil when a (a --vocab) and b (the checkpoint's) hold
+// the same clusters, in any order (featurisation maps labels onto the
+// network's vocabulary by cluster), else what differs.
+func sameClusters(a, b Vocab) error {
+	in := func(v Vocab) map[string]bool {
+		m := make(map[string]bool, len(v))
+		for _, s := range v {
+			m[s] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	var extra, lack []string
+	for _, s := range a {
+		if !ib[s] {
+			extra = append(extra, s)
+		}
+	}
+	for _, s := range b {
+		if !ia[s] {
+			lack = append(lack, s)
+		}
+	}
+	if len(extra) == 0 && len(lack) == 0 {
+		return nil
+	}
+	first := func(xs []string) string {
+		if len(xs) == 0 {
+			return ""
+		}
+		return " (the first: " + xs[0] + ")"
+	}
+	return fmt.Errorf("%d clusters, the checkpoint's %d: %d not in the checkpoint's%s, %d of the checkpoint's missing%s",
+		len(a), len(b), len(extra), first(extra), len(lack), first(lack))
+}
+
+// example returns the cached featurisation of a data-set molecule, else
+// featurises it.
+func example(smiles string) (jtvae.Example, error) {
+	bound.Lock()
+	f, lazy := bound.f, bound.lazy
+	c, ok := bound.cached[smiles]
+	bound.Unlock()
+	if ok {
+		return c.Example, c.Err
+	}
+	if lazy != nil {
+		if c, ok := lazy.lookup(smiles); ok {
+			return c.Example, c.Err
+		}
+	}
+	if f == nil {
+		return jtvae.Example{}, fmt.Errorf("molecule %q: no vocabulary bound (give --%s)", smiles, optVocab)
+	}
+	return f.Featurise(smiles)
+}
+
+// materialise featurises the data-set molecules of ex that example left to
+// be made on demand (lazy.go).
+func materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
+	bound.Lock()
+	lazy := bound.lazy
+	bound.Unlock()
+	if lazy == nil || !slices.ContainsFunc(ex, isPlaceholder) {
+		return ex, nil
+	}
+	return lazy.materialise(ex)
+}
+
+// vocabulary returns the vocabulary of --vocab, else the data directory's
+// shipped one, else (with --synthetic-data) the clusters of the built-in
+// sample; path names it.
+func vocabulary(env *task.Env) (Vocab, string, error) {
+	if p := env.Opts.String(optVocab); p != "" {
+		v, err := ReadVocab(p)
+		return v, p, err
+	}
+	p, derr := ShippedVocabPath(env.DataDir)
+	if derr == nil {
+		v, err := ReadVocab(p)
+		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
+			return v, p, err
+		}
+	} else if !env.Synthetic {
+		return nil, "", fmt.Errorf("molecule vocabulary: give --%s or a data directory: %w", optVocab, derr)
+	}
+	v, err := sampleVocab()
+	return v, "synthetic sample", err
+}
+
+// ShippedVocabPath returns the path of the JT-VAE vocabulary shipped in the
+// data directory dir ("": found as FindDataDir finds it).
+func ShippedVocabPath(dir string) (string, error) {
+	dir, err := FindDataDir(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, ShippedVocab), nil
+}
+
+// sampleVocab is the cluster vocabulary of the built-in sample.
+func sampleVocab() (Vocab, error) {
+	seen := map[string]bool{}
+	var v Vocab
+	for _, s := range sampleSmiles {
+		t, err := chem.Decompose(s)
+		if err != nil {
+			return nil, fmt.Errorf("sample molecule %q: %w", s, err)
+		}
+		for _, c := range t.Vocabulary() {
+			if !seen[c] {
+				seen[c] = true
+				v = append(v, c)
+			}
+		}
+		t.Close()
+	}
+	return v, nil
+}
