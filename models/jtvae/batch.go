@@ -100,13 +100,19 @@ type Candidate struct {
 
 // schedule is a set of GRU messages ordered by dependency level: row 0 of the
 // message table is the zero message, message i (in row order) is row i+1.
+// The levels run as one fused operator (levels); the synchronous sweeps of
+// a deep tree as one block swept iterations times.
 type schedule struct {
 	labels     *torch.Tensor // distinct sender labels (embedding indices)
-	blocks     []block
-	iterations int     // 1: each block once, in order; >1: one block swept synchronously
+	levels     torch.GRUSchedule
+	blocks     []block // the sweeps' block
+	iterations int     // 1: the levels, in order; >1: blocks[0] swept synchronously
 	rows       []int64 // message id -> table row (shared by identical messages)
 	n          int     // distinct messages
 }
+
+// levelCount is the number of levels of a level schedule.
+func (s *schedule) levelCount() int { return len(s.levels.Levels) - 1 }
 
 // block is one level: messages start..start+count-1 (row order), with their
 // incoming messages as (table row, message within the block) pairs sorted by
@@ -459,15 +465,29 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 		s.blocks = []block{s.block(bd, msgs, distinct, of, 0, len(distinct))}
 		return s
 	}
-	for lo := 0; lo < len(distinct); {
+	s.levels = s.fusedLevels(bd, msgs, distinct, of, lv)
+	return s
+}
+
+// fusedLevels lays out the distinct messages order (label indices of) by
+// level lv for torch.GraphGRU.
+func (s *schedule) fusedLevels(bd *builder, msgs []msgSpec, order []int, of []int64, lv []int) torch.GRUSchedule {
+	var src, dst []int64
+	levels, pairs := []int64{0}, []int64{0}
+	for lo := 0; lo < len(order); {
 		hi := lo
-		for hi < len(distinct) && lv[distinct[hi]] == lv[distinct[lo]] {
+		for hi < len(order) && lv[order[hi]] == lv[order[lo]] {
 			hi++
 		}
-		s.blocks = append(s.blocks, s.block(bd, msgs, distinct, of, lo, hi))
+		for k, id := range order[lo:hi] {
+			for _, j := range msgs[id].in {
+				src, dst = append(src, s.rows[j]), append(dst, int64(k))
+			}
+		}
+		levels, pairs = append(levels, int64(hi)), append(pairs, int64(len(src)))
 		lo = hi
 	}
-	return s
+	return torch.GRUSchedule{Label: bd.ints(of), Src: bd.ints(src), Dst: bd.ints(dst), Levels: levels, PairLevels: pairs}
 }
 
 // block is the block of the distinct messages order[lo:hi], whose label

@@ -64,31 +64,25 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 }
 
 // run computes every message of a schedule and returns the table (row 0
-// zero, distinct message i at row i+1). Each superseded table is released
-// at once (autograd keeps what it needs; Cat saves no input), so that a
-// schedule's tables do not all live until the scope closes.
+// zero, distinct message i at row i+1): the levels in one fused operator,
+// or the synchronous sweeps, each superseded table released at once
+// (autograd keeps what it needs; Cat saves no input).
 func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	p := g.pass(s, emb, tanh)
 	defer p.close()
+	if s.iterations == 1 {
+		xr := p.xr
+		if g.Ur.Bias != nil { // the pairs' r gate takes U_r's bias with W_r x
+			xr = xr.Add(g.Ur.Bias)
+		}
+		return torch.GraphGRU(p.xz, xr, p.xh, p.wzH, g.Ur.Weight, p.whH, s.levels, tanh)
+	}
 	hidden := p.xz.Shape()[1]
 	zero := p.xz.NewZeros([]int64{1, hidden})
-	if s.iterations > 1 { // synchronous sweeps over every message
-		table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
-		for range s.iterations {
-			next := torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
-			table.Close()
-			table = next
-		}
-		return table
-	}
-	table := zero
-	parts := []*torch.Tensor{zero}
-	for _, b := range s.blocks {
-		parts = append(parts, p.step(table, b))
-		next := torch.Cat(parts, 0)
-		if table != zero {
-			table.Close()
-		}
+	table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
+	for range s.iterations {
+		next := torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
+		table.Close()
 		table = next
 	}
 	return table
