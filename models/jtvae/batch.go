@@ -173,6 +173,7 @@ type Batch struct {
 	nWord, nStop        int
 	// assembly
 	cand                 graphInput
+	candTree             *torch.Tensor // the encoder's table rows injected into candidates, in cand's numbering
 	candMol              *torch.Tensor
 	groupIdx, groupLabel *torch.Tensor
 	nGroups              int
@@ -586,19 +587,29 @@ func (b *Batch) collateDecoder(bd *builder, examples []Example) {
 }
 
 // collateAssembly batches every candidate of every group; injections refer
-// to the encoder's message table rows.
+// to the encoder's message table rows that some candidate takes (candTree),
+// so that the JTMPN maps only those.
 func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, encIDs []edgeIDs) {
 	var gs []Graph
 	var inj []injection
 	var candMol, groupLabel []int64
 	var groups [][]int64
+	var treeRows []int64
+	compact := map[int64]int64{} // table row -> its number among the injected rows
 	for i, ex := range examples {
 		for _, grp := range ex.Assembly {
 			var idx []int64
 			for _, c := range grp.Candidates {
 				for _, j := range c.Injections {
 					id := encIDs[i][[2]int32{j[1], j[2]}]
-					inj = append(inj, injection{g: len(gs), atom: int(j[0]), msg: b.tree.rows[id]})
+					row := b.tree.rows[id]
+					k, ok := compact[row]
+					if !ok {
+						k = int64(len(treeRows))
+						compact[row] = k
+						treeRows = append(treeRows, row)
+					}
+					inj = append(inj, injection{g: len(gs), atom: int(j[0]), msg: k})
 				}
 				idx = append(idx, int64(len(gs)))
 				gs = append(gs, c.Graph)
@@ -613,7 +624,7 @@ func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, enc
 		return
 	}
 	b.cand = collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, cfg.DepthG, inj)
-	b.candMol = bd.ints(candMol)
+	b.candMol, b.candTree = bd.ints(candMol), bd.ints(treeRows)
 	width := 0
 	for _, g := range groups {
 		width = max(width, len(g))

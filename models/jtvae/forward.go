@@ -178,28 +178,36 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo, wordAcc,
 	table := d.gru.run(b.dec, d.emb, false)
 	n := float64(b.n)
 
+	hidden := table.Shape()[1]
 	hid := table.IndexSelect(0, b.wordRow)
-	ctx := zTree.IndexSelect(0, b.wordMol)
-	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{hid, ctx}, 1)).Relu())
+	scores := d.Wo.Forward(splitLinear(d.W, hidden, hid, zTree, b.wordMol).Relu())
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
 	wordAcc = fractionTrue(scores.ArgMax(1, false).Eq(b.wordTarget))
 
-	// U_i [x, o]: the label half once per distinct label
-	hidden := table.Shape()[1]
+	// U_i [x, o]: the label half once per distinct label, the message half
+	// once per table row (fewer than the steps, whose o sums them)
 	uiX, uiO := d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Weight.Narrow(1, hidden, hidden) // parameter views: no scope
 	defer uiX.Close()
 	defer uiO.Close()
 	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), uiX, d.Ui.Bias)
-	o := b.stopIn.sum(table)
-	h := x.IndexSelect(0, b.stopLabels.of).Add(torch.Linear(o, uiO, nil))
+	h := x.IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(torch.Linear(table, uiO, nil)))
 	if d.stopReLU {
 		h = h.Relu()
 	}
-	ctx = zTree.IndexSelect(0, b.stopMol)
-	stop := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Squeeze(1)
+	stop := d.Uo.Forward(splitLinear(d.U, hidden, h, zTree, b.stopMol).Relu()).Squeeze(1)
 	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
 	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
 	return word, topo, wordAcc, topoAcc
+}
+
+// splitLinear is l([x, z[mol]]) for l's first k input columns taking x:
+// the z half once per molecule, then gathered, instead of a concatenation.
+func splitLinear(l *nn.Linear, k int64, x, z, mol *torch.Tensor) *torch.Tensor {
+	w := l.Weight.Shape()
+	wx, wz := l.Weight.Narrow(1, 0, k), l.Weight.Narrow(1, k, w[1]-k) // parameter views: no scope
+	defer wx.Close()
+	defer wz.Close()
+	return torch.Linear(x, wx, l.Bias).Add(torch.Linear(z, wz, nil).IndexSelect(0, mol))
 }
 
 // assemblyLoss is the authors' JTNNVAE.assm: candidate vectors from the JTMPN
@@ -212,7 +220,7 @@ func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) (loss, acc *torch.T
 	if b.treeMess == nil {
 		_, b.treeMess = m.encodeTree(b)
 	}
-	cand := m.jtmpn.forward(b.cand, b.treeMess)
+	cand := m.jtmpn.forward(b.cand, b.treeMess.IndexSelect(0, b.candTree))
 	mol := zGraph.IndexSelect(0, b.candMol)
 	if m.cfg.BilinearAssembly {
 		mol = m.aAssm.Forward(mol)
