@@ -41,7 +41,8 @@
 // thirty nodes, a table-sized zero gradient and a copy of the growing table;
 // here the table is written in place, the backward keeps one table-sized
 // gradient for all levels, and the weight gradients are one product each
-// over all messages instead of one per level.
+// over all messages instead of one per level; U_r maps each row once (when
+// it is made) rather than each pair that reads it.
 #include <cmath>
 #include <vector>
 
@@ -166,6 +167,10 @@ at::Tensor gruForward(const GruArgs &a, GruState *keep) {
     return keep ? (keep->*buf).slice(0, lo, hi) : at::empty({hi - lo, h}, opts);
   };
   const at::Tensor wzT = a.wz.t(), urT = a.ur.t(), whT = a.wh.t();
+  // the rows' U_r images, formed once a row is made (a row is read by a few
+  // pairs): row 0 zero, the last level's rows (read by none) left out
+  at::Tensor uTab = at::empty({n + 1, h}, opts);
+  uTab.select(0, 0).zero_();
   for (size_t v = 0; v + 1 < a.levels.size(); v++) {
     const int64_t lo = a.levels[v], hi = a.levels[v + 1], plo = a.pairLevels[v], phi = a.pairLevels[v + 1];
     if (hi == lo) continue;
@@ -179,12 +184,16 @@ at::Tensor gruForward(const GruArgs &a, GruState *keep) {
     at::Tensor pl = lab.index_select(0, dst);
     if (keep) keep->pairLabel.slice(0, plo, phi).copy_(pl);
     at::Tensor r = rows(&GruState::r, plo, phi);
-    at::addmm_out(r, a.xr.index_select(0, pl), hIn, urT).sigmoid_();
+    at::add_out(r, a.xr.index_select(0, pl), uTab.index_select(0, src)).sigmoid_();
     at::Tensor g = rows(&GruState::g, lo, hi).zero_().index_add_(0, dst, r * hIn);
     at::Tensor p = rows(&GruState::p, lo, hi);
     at::addmm_out(p, a.xh.index_select(0, lab), g, whT).tanh_();
     at::Tensor out = table.slice(0, lo + 1, hi + 1); // (1 - z) s + z p
     at::sub_out(out, p, s).mul_(z).add_(s);
+    if (v + 2 < a.levels.size()) {
+      at::Tensor u = uTab.slice(0, lo + 1, hi + 1);
+      at::mm_out(u, out, urT);
+    }
   }
   return table;
 }
@@ -197,7 +206,7 @@ public:
                             const std::vector<int64_t> &pairLevels, bool tanh) {
     GruState st;
     at::Tensor table = gruForward({xz, xr, xh, wz, ur, wh, label, src, dst, levels, pairLevels, tanh}, &st);
-    ctx->save_for_backward({wz, ur, wh, label, src, dst});
+    ctx->save_for_backward({wz, ur, wh, label, src, dst, table});
     ctx->saved_data["state"] = std::vector<at::Tensor>{st.s, st.z, st.p, st.g, st.r, st.hIn, st.pairLabel};
     ctx->saved_data["levels"] = levels;
     ctx->saved_data["pair_levels"] = pairLevels;
@@ -209,7 +218,7 @@ public:
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
     const at::Tensor &wz = saved[0], &ur = saved[1], &wh = saved[2], &label = saved[3], &srcAll = saved[4],
-                     &dstAll = saved[5];
+                     &dstAll = saved[5], &table = saved[6];
     std::vector<at::Tensor> st = ctx->saved_data["state"].toTensorVector();
     const at::Tensor &S = st[0], &Z = st[1], &P = st[2], &G = st[3], &R = st[4], &HIn = st[5], &pairLabel = st[6];
     std::vector<int64_t> levels = ctx->saved_data["levels"].toIntVector();
@@ -221,11 +230,14 @@ public:
     at::Tensor D = grads[0].defined() ? grads[0].clone(at::MemoryFormat::Contiguous)
                                       : at::zeros({Z.size(0) + 1, Z.size(1)}, Z.options());
     at::Tensor dZ = at::empty_like(Z), dP = at::empty_like(P), dR = at::empty_like(R);
+    at::Tensor dU = at::zeros_like(D); // of the rows' U_r images
     for (size_t v = levels.size() - 1; v-- > 0;) {
       const int64_t lo = levels[v], hi = levels[v + 1], plo = pairLevels[v], phi = pairLevels[v + 1];
       if (hi == lo) continue;
       const at::Tensor src = srcAll.slice(0, plo, phi), dst = dstAll.slice(0, plo, phi);
-      const at::Tensor dh = D.slice(0, lo + 1, hi + 1), s = S.slice(0, lo, hi), z = Z.slice(0, lo, hi),
+      at::Tensor dh = D.slice(0, lo + 1, hi + 1);
+      if (v + 2 < levels.size()) dh.addmm_(dU.slice(0, lo + 1, hi + 1), ur);
+      const at::Tensor s = S.slice(0, lo, hi), z = Z.slice(0, lo, hi),
                        p = P.slice(0, lo, hi), r = R.slice(0, plo, phi), hIn = HIn.slice(0, plo, phi);
       at::Tensor dz = dZ.slice(0, lo, hi); // gradient of z's pre-activation
       at::sub_out(dz, p, s).mul_(dh).mul_(z).mul_(1 - z);
@@ -236,13 +248,13 @@ public:
       at::Tensor dg = at::mm(dp, wh).index_select(0, dst); // by pair
       at::Tensor dr = dR.slice(0, plo, phi);                // of r's pre-activation
       at::mul_out(dr, dg, hIn).mul_(r).mul_(1 - r);
-      at::Tensor dIn = dg.mul_(r).add_(ds.index_select(0, dst)).addmm_(dr, ur);
-      D.index_add_(0, src, dIn);
+      D.index_add_(0, src, dg.mul_(r).add_(ds.index_select(0, dst)));
+      dU.index_add_(0, src, dr);
     }
     at::Tensor dxz = at::zeros({labels, Z.size(1)}, Z.options()).index_add_(0, label, dZ);
     at::Tensor dxh = at::zeros({labels, Z.size(1)}, Z.options()).index_add_(0, label, dP);
     at::Tensor dxr = at::zeros({labels, Z.size(1)}, Z.options()).index_add_(0, pairLabel, dR);
-    return {dxz, dxr, dxh, dZ.t().mm(S), dR.t().mm(HIn), dP.t().mm(G), at::Tensor(), at::Tensor(), at::Tensor(),
+    return {dxz, dxr, dxh, dZ.t().mm(S), dU.t().mm(table), dP.t().mm(G), at::Tensor(), at::Tensor(), at::Tensor(),
             at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };

@@ -184,20 +184,38 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo, wordAcc,
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
 	wordAcc = fractionTrue(scores.ArgMax(1, false).Eq(b.wordTarget))
 
-	// U_i [x, o]: the label half once per distinct label, the message half
-	// once per table row (fewer than the steps, whose o sums them)
+	stop := d.Uo.Forward(d.stopHidden(table, zTree, b).Relu()).Squeeze(1)
+	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
+	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
+	return word, topo, wordAcc, topoAcc
+}
+
+// stopHidden is U [U_i [x, o], z] of every stop decision (x the node's
+// label embedding, o the sum of the messages it has received), before U's
+// ReLU. U_i's label half runs once per distinct label, its message half
+// once per table row (fewer than the decisions, whose o sums them). Without
+// the ReLU after U_i (the authors' setting), U's hidden half composes with
+// U_i's message half into one (H, H) matrix that maps the table rows, so
+// that no product runs once per decision.
+func (d *treeDecoder) stopHidden(table, zTree *torch.Tensor, b *Batch) *torch.Tensor {
+	hidden := table.Shape()[1]
 	uiX, uiO := d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Weight.Narrow(1, hidden, hidden) // parameter views: no scope
 	defer uiX.Close()
 	defer uiO.Close()
 	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), uiX, d.Ui.Bias)
-	h := x.IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(torch.Linear(table, uiO, nil)))
 	if d.stopReLU {
-		h = h.Relu()
+		h := x.IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(torch.Linear(table, uiO, nil))).Relu()
+		return splitLinear(d.U, hidden, h, zTree, b.stopMol)
 	}
-	stop := d.Uo.Forward(splitLinear(d.U, hidden, h, zTree, b.stopMol).Relu()).Squeeze(1)
-	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
-	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
-	return word, topo, wordAcc, topoAcc
+	w := d.U.Weight.Shape()
+	uH, uZ := d.U.Weight.Narrow(1, 0, hidden), d.U.Weight.Narrow(1, hidden, w[1]-hidden)
+	defer uH.Close()
+	defer uZ.Close()
+	m := uH.MatMul(uiO) // of views only: no scope, and autograd keeps what it needs
+	defer m.Close()
+	msg := torch.Linear(table, m, nil)
+	h := torch.Linear(x, uH, nil).IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(msg))
+	return h.Add(torch.Linear(zTree, uZ, d.U.Bias).IndexSelect(0, b.stopMol))
 }
 
 // splitLinear is l([x, z[mol]]) for l's first k input columns taking x:
