@@ -54,3 +54,18 @@ func (t *Tensor) AddScalar_(s float64) error { return opAddScalar_.inPlace(t, s)
 
 // AddInt_ sets t = t + n, for integer tensors such as step counters.
 func (t *Tensor) AddInt_(n int64) error { return opAddScalar_.inPlace(t, n) }
+
+var opAdamStep_ = newOp("tlbo::adam_step_", "")
+
+// AdamStep_ applies one Adam update to param in place, with its moment
+// estimates expAvg and expAvgSq (updated in place too) and the step's bias
+// corrections bc1 = 1 - beta1^step, bc2 = 1 - beta2^step:
+//
+//	m = beta1 m + (1 - beta1) grad;  v = beta2 v + (1 - beta2) grad^2
+//	param -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)
+//
+// One pass over the four tensors on the CPU when they are contiguous float
+// tensors (native/ops.cpp); ATen's in-place operators elsewhere.
+func AdamStep_(param, grad, expAvg, expAvgSq *Tensor, lr, beta1, beta2, eps, bc1, bc2 float64) error {
+	return opAdamStep_.inPlace(param, grad, expAvg, expAvgSq, lr, beta1, beta2, eps, bc1, bc2)
+}

@@ -8,145 +8,10 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
-// Example is one molecule as the network takes it; the chemistry featuriser
-// fills it (testdata/jtvae/make_fixture.py shows the authors' featurisation).
-type Example struct {
-	Tree  Tree
-	Graph Graph // AtomFeatures / BondFeatures per row
-	// Assembly lists the tree nodes that are not leaves and have more than one
-	// candidate attachment, with their candidates; needed for the training
-	// loss only.
-	Assembly []Group
-	// Vocab, when set, is the vocabulary that Tree.Labels index; Collate
-	// maps the labels onto the network's own vocabulary (Config.Vocab) where
-	// the two differ, so that molecules featurised with one vocabulary file
-	// encode right with a checkpoint made with another.
-	Vocab []string
-	// Smiles, when set, is the molecule the example was made from; the
-	// network does not read it (reports compare decodings with it).
-	Smiles string
-	// Packed, when set, holds Tree, Graph and Assembly encoded (Pack), and
-	// those fields are empty; Collate unpacks.
-	Packed []byte
-}
-
-// relabel returns examples with labels indexing cfg.Vocab (copies where
-// they change).
-func relabel(cfg Config, examples []Example) ([]Example, error) {
-	out := examples
-	for i, ex := range examples {
-		if ex.Vocab == nil || cfg.Vocab == nil || sameVocab(ex.Vocab, cfg.Vocab) {
-			continue
-		}
-		if &out[0] == &examples[0] {
-			out = slices.Clone(examples)
-		}
-		index := make(map[string]int64, len(cfg.Vocab))
-		for k, s := range cfg.Vocab {
-			index[s] = int64(k)
-		}
-		labels := make([]int64, len(ex.Tree.Labels))
-		for k, w := range ex.Tree.Labels {
-			if w < 0 || int(w) >= len(ex.Vocab) {
-				return nil, fmt.Errorf("example %d: node %d has label %d outside its vocabulary of %d", i, k, w, len(ex.Vocab))
-			}
-			j, ok := index[ex.Vocab[w]]
-			if !ok {
-				return nil, fmt.Errorf("example %d: cluster %q is not in the network's vocabulary", i, ex.Vocab[w])
-			}
-			labels[k] = j
-		}
-		out[i].Tree.Labels = labels
-		out[i].Vocab = cfg.Vocab
-	}
-	return out, nil
-}
-
-func sameVocab(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
-}
-
-// Tree is a junction tree: node 0 is the root.
-type Tree struct {
-	Labels []int64 // vocabulary index of each node's cluster
-	// Neighbors is the adjacency in the authors' order, which fixes the
-	// decoder's depth-first trace.
-	Neighbors [][]int32
-}
-
-// Graph is a molecular graph with flat row-major feature matrices.
-type Graph struct {
-	Atoms        []float32  // atoms x atom features
-	Bonds        [][2]int32 // begin and end atom of each bond
-	BondFeatures []float32  // bonds x bond features
-}
-
-// Group is a tree node's candidate attachments.
-type Group struct {
-	Node       int32 // tree node
-	Label      int32 // index of the true attachment in Candidates
-	Candidates []Candidate
-}
-
-// Candidate is one attachment of a node and its neighbours: its graph
-// (CandAtomFeatures / CandBondFeatures) and the tree messages that flow into
-// its atoms (the authors' JTMPN).
-type Candidate struct {
-	Graph
-	// Injections are (atom, from node, to node): the encoder's tree message
-	// from -> to is added to the atom's incoming messages.
-	Injections [][3]int32
-}
-
-// schedule is a set of GRU messages ordered by dependency level: row 0 of the
-// message table is the zero message, message i (in row order) is row i+1.
-type schedule struct {
-	labels     *torch.Tensor // distinct sender labels (embedding indices)
-	blocks     []block
-	iterations int     // 1: each block once, in order; >1: one block swept synchronously
-	rows       []int64 // message id -> table row (shared by identical messages)
-	n          int     // distinct messages
-}
-
-// block is one level: messages start..start+count-1 (row order), with their
-// incoming messages as (table row, message within the block) pairs sorted by
-// message: in.idx are the rows, in.offsets each message's first pair and
-// iota 0..pairs-1 (bags over gathered rows). label is each message's index
-// among the schedule's labels and pairLabel that of each pair's message:
-// the GRU gathers its label terms per block, so that backward touches
-// label-sized gradients, not message-sized ones.
-type block struct {
-	start, count     int64
-	in               agg
-	iota             *torch.Tensor
-	label, pairLabel *torch.Tensor
-}
-
-// makeBlock builds the block of messages start.. whose k-th message has
-// label index label[k] and sums the table rows in[k].
-func makeBlock(bd *builder, start int64, label []int64, in [][]int64) block {
-	var from, to, iota, pairLabel []int64
-	for k, rows := range in {
-		for _, r := range rows {
-			from, to = append(from, r), append(to, int64(k))
-			iota, pairLabel = append(iota, int64(len(iota))), append(pairLabel, label[k])
-		}
-	}
-	return block{start: start, count: int64(len(in)), in: bd.agg(from, to, len(in)), iota: bd.ints(iota),
-		label: bd.ints(label), pairLabel: bd.ints(pairLabel)}
-}
-
 // agg sums rows of a source into rows of a result: result row k sums the
 // source rows idx[offsets[k]:offsets[k+1]] (embedding-bag sums).
 type agg struct {
 	idx, offsets *torch.Tensor
-}
-
-// msgSpec is a message before scheduling: the sender's embedding index and
-// the ids of the messages it sums.
-type msgSpec struct {
-	wid int64
-	in  []int64
 }
 
 // Batch is a mini-batch of molecules as index tensors on the network's device.
@@ -167,6 +32,7 @@ type Batch struct {
 	nWord, nStop        int
 	// assembly
 	cand                 graphInput
+	candTree             *torch.Tensor // the encoder's table rows injected into candidates, in cand's numbering
 	candMol              *torch.Tensor
 	groupIdx, groupLabel *torch.Tensor
 	nGroups              int
@@ -394,94 +260,6 @@ func mapRows(ids, rows []int64) []int64 {
 	return out
 }
 
-// levels returns each message's dependency level: 1 without inputs, else 1 +
-// the largest level of its inputs (the inputs form a DAG: tree messages from
-// the other side, or earlier trace steps).
-func levels(msgs []msgSpec) []int {
-	lv := make([]int, len(msgs))
-	var visit func(i int) int
-	visit = func(i int) int {
-		if lv[i] > 0 {
-			return lv[i]
-		}
-		l := 1
-		for _, j := range msgs[i].in {
-			l = max(l, visit(int(j))+1)
-		}
-		lv[i] = l
-		return l
-	}
-	for i := range msgs {
-		visit(i)
-	}
-	return lv
-}
-
-// buildSchedule orders messages by level and keeps one of each set of
-// identical messages (same sender label, same incoming messages: the same
-// computation tree, so the same value in every sweep); every message's row is
-// its representative's. With a depth limit (sync > 0) and a level above it,
-// it returns one block swept sync times instead (-sync times for sync < 0):
-// the synchronous iterations,
-// exact for any tree.
-func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
-	lv := levels(msgs)
-	order := make([]int, len(msgs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return lv[a] - lv[b] })
-	s := schedule{rows: make([]int64, len(msgs)), iterations: 1}
-	keys := newInterner()
-	var distinct []int // representative message of each row (row = index+1)
-	var wid []int64
-	for _, id := range order {
-		in := make([]int64, len(msgs[id].in))
-		for i, j := range msgs[id].in {
-			in[i] = s.rows[j]
-		}
-		k, fresh := keys.id([]int64{msgs[id].wid}, sorted(in))
-		if fresh {
-			distinct = append(distinct, id)
-			wid = append(wid, msgs[id].wid)
-		}
-		s.rows[id] = k + 1
-	}
-	s.n = len(distinct)
-	labels, of := distinctLabels(wid)
-	s.labels = bd.ints(labels)
-	maxLevel := 0
-	if len(distinct) > 0 {
-		maxLevel = lv[distinct[len(distinct)-1]]
-	}
-	if sync < 0 || (sync > 0 && maxLevel > sync) {
-		s.iterations = max(sync, -sync)
-		s.blocks = []block{s.block(bd, msgs, distinct, of, 0, len(distinct))}
-		return s
-	}
-	for lo := 0; lo < len(distinct); {
-		hi := lo
-		for hi < len(distinct) && lv[distinct[hi]] == lv[distinct[lo]] {
-			hi++
-		}
-		s.blocks = append(s.blocks, s.block(bd, msgs, distinct, of, lo, hi))
-		lo = hi
-	}
-	return s
-}
-
-// block is the block of the distinct messages order[lo:hi], whose label
-// indices are of[lo:hi].
-func (s *schedule) block(bd *builder, msgs []msgSpec, order []int, of []int64, lo, hi int) block {
-	in := make([][]int64, hi-lo)
-	for k, id := range order[lo:hi] {
-		for _, j := range msgs[id].in {
-			in[k] = append(in[k], s.rows[j])
-		}
-	}
-	return makeBlock(bd, int64(lo), of[lo:hi], in)
-}
-
 // traceStep is one step of the authors' depth-first trace: the message x -> y,
 // downwards (expand) or back up.
 type traceStep struct {
@@ -566,19 +344,29 @@ func (b *Batch) collateDecoder(bd *builder, examples []Example) {
 }
 
 // collateAssembly batches every candidate of every group; injections refer
-// to the encoder's message table rows.
+// to the encoder's message table rows that some candidate takes (candTree),
+// so that the JTMPN maps only those.
 func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, encIDs []edgeIDs) {
 	var gs []Graph
 	var inj []injection
 	var candMol, groupLabel []int64
 	var groups [][]int64
+	var treeRows []int64
+	compact := map[int64]int64{} // table row -> its number among the injected rows
 	for i, ex := range examples {
 		for _, grp := range ex.Assembly {
 			var idx []int64
 			for _, c := range grp.Candidates {
 				for _, j := range c.Injections {
 					id := encIDs[i][[2]int32{j[1], j[2]}]
-					inj = append(inj, injection{g: len(gs), atom: int(j[0]), msg: b.tree.rows[id]})
+					row := b.tree.rows[id]
+					k, ok := compact[row]
+					if !ok {
+						k = int64(len(treeRows))
+						compact[row] = k
+						treeRows = append(treeRows, row)
+					}
+					inj = append(inj, injection{g: len(gs), atom: int(j[0]), msg: k})
 				}
 				idx = append(idx, int64(len(gs)))
 				gs = append(gs, c.Graph)
@@ -593,7 +381,7 @@ func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, enc
 		return
 	}
 	b.cand = collateGraphs(bd, gs, CandAtomFeatures, CandBondFeatures, cfg.DepthG, inj)
-	b.candMol = bd.ints(candMol)
+	b.candMol, b.candTree = bd.ints(candMol), bd.ints(treeRows)
 	width := 0
 	for _, g := range groups {
 		width = max(width, len(g))
@@ -607,121 +395,4 @@ func (b *Batch) collateAssembly(bd *builder, cfg Config, examples []Example, enc
 	}
 	b.groupIdx = bd.ints(pad, int64(len(groups)), int64(width))
 	b.groupLabel = bd.ints(groupLabel)
-}
-
-// validate checks an example's sizes and indices against the configuration.
-func (e *Example) validate(cfg Config) error {
-	if err := e.validateTree(cfg); err != nil {
-		return err
-	}
-	if err := e.Graph.validate(AtomFeatures, BondFeatures); err != nil {
-		return fmt.Errorf("graph: %w", err)
-	}
-	for k, g := range e.Assembly {
-		if err := g.validate(e.Tree, len(e.Tree.Labels)); err != nil {
-			return fmt.Errorf("assembly group %d: %w", k, err)
-		}
-	}
-	return nil
-}
-
-// validateTree checks the junction tree: labels in the vocabulary, symmetric
-// adjacency, connected, no cycle.
-func (e *Example) validateTree(cfg Config) error {
-	if err := validateDecoded(e.Tree, cfg); err != nil {
-		return err
-	}
-	t := e.Tree
-	edges := 0
-	for x, nb := range t.Neighbors {
-		for _, y := range nb {
-			if !slices.Contains(t.Neighbors[y], int32(x)) {
-				return fmt.Errorf("tree: node %d lists neighbour %d, which is not a node linked back to it", x, y)
-			}
-		}
-		edges += len(nb)
-	}
-	if n := len(t.Labels); edges != 2*(n-1) || !connected(t) {
-		return fmt.Errorf("tree: %d nodes and %d edges do not make a tree", n, edges/2)
-	}
-	return nil
-}
-
-// validateDecoded checks a tree as the decoder may leave it: labels in the
-// vocabulary, each adjacency list naming other nodes, each once. (A tree
-// cut by the step cap lists the nodes left on the stack only on the child's
-// side.)
-func validateDecoded(t Tree, cfg Config) error {
-	n := len(t.Labels)
-	if n == 0 || len(t.Neighbors) != n {
-		return fmt.Errorf("tree: %d labels and %d adjacency lists (want the same number, at least 1)", n, len(t.Neighbors))
-	}
-	for x, nb := range t.Neighbors {
-		if t.Labels[x] < 0 || t.Labels[x] >= int64(cfg.VocabSize) {
-			return fmt.Errorf("tree: node %d has label %d outside the vocabulary of %d", x, t.Labels[x], cfg.VocabSize)
-		}
-		for k, y := range nb {
-			if y < 0 || int(y) >= n || int(y) == x || slices.Contains(nb[:k], y) {
-				return fmt.Errorf("tree: node %d lists neighbour %d: not another node of %d, or listed twice", x, y, n)
-			}
-		}
-	}
-	return nil
-}
-
-func connected(t Tree) bool {
-	seen := make([]bool, len(t.Labels))
-	stack := []int32{0}
-	seen[0] = true
-	count := 1
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, y := range t.Neighbors[x] {
-			if !seen[y] {
-				seen[y] = true
-				count++
-				stack = append(stack, y)
-			}
-		}
-	}
-	return count == len(t.Labels)
-}
-
-func (g *Group) validate(t Tree, n int) error {
-	if g.Node < 0 || int(g.Node) >= n {
-		return fmt.Errorf("node %d outside the tree of %d nodes", g.Node, n)
-	}
-	if len(g.Candidates) < 2 || g.Label < 0 || int(g.Label) >= len(g.Candidates) {
-		return fmt.Errorf("label %d with %d candidates (want at least 2, label among them)", g.Label, len(g.Candidates))
-	}
-	for c, cand := range g.Candidates {
-		if err := cand.Graph.validate(CandAtomFeatures, CandBondFeatures); err != nil {
-			return fmt.Errorf("candidate %d: %w", c, err)
-		}
-		atoms := len(cand.Atoms) / CandAtomFeatures
-		for _, j := range cand.Injections {
-			if j[0] < 0 || int(j[0]) >= atoms || j[1] < 0 || int(j[1]) >= n || j[2] < 0 || int(j[2]) >= n ||
-				!slices.Contains(t.Neighbors[j[1]], j[2]) {
-				return fmt.Errorf("candidate %d: injection %v is not (atom, tree edge)", c, j)
-			}
-		}
-	}
-	return nil
-}
-
-func (g *Graph) validate(fa, fb int) error {
-	if len(g.Atoms) == 0 || len(g.Atoms)%fa != 0 {
-		return fmt.Errorf("%d atom feature values are not whole rows of %d", len(g.Atoms), fa)
-	}
-	if len(g.BondFeatures) != len(g.Bonds)*fb {
-		return fmt.Errorf("%d bond feature values for %d bonds of %d features", len(g.BondFeatures), len(g.Bonds), fb)
-	}
-	n := int32(len(g.Atoms) / fa)
-	for k, b := range g.Bonds {
-		if b[0] < 0 || b[0] >= n || b[1] < 0 || b[1] >= n || b[0] == b[1] {
-			return fmt.Errorf("bond %d joins atoms %d and %d of %d", k, b[0], b[1], n)
-		}
-	}
-	return nil
 }

@@ -64,31 +64,25 @@ func (p gruPass) step(table *torch.Tensor, b block) *torch.Tensor {
 }
 
 // run computes every message of a schedule and returns the table (row 0
-// zero, distinct message i at row i+1). Each superseded table is released
-// at once (autograd keeps what it needs; Cat saves no input), so that a
-// schedule's tables do not all live until the scope closes.
+// zero, distinct message i at row i+1): the levels in one fused operator,
+// or the synchronous sweeps, each superseded table released at once
+// (autograd keeps what it needs; Cat saves no input).
 func (g *gru) run(s schedule, emb *nn.Embedding, tanh bool) *torch.Tensor {
 	p := g.pass(s, emb, tanh)
 	defer p.close()
+	if s.iterations == 1 {
+		xr := p.xr
+		if g.Ur.Bias != nil { // the pairs' r gate takes U_r's bias with W_r x
+			xr = xr.Add(g.Ur.Bias)
+		}
+		return torch.GraphGRU(p.xz, xr, p.xh, p.wzH, g.Ur.Weight, p.whH, s.levels, tanh)
+	}
 	hidden := p.xz.Shape()[1]
 	zero := p.xz.NewZeros([]int64{1, hidden})
-	if s.iterations > 1 { // synchronous sweeps over every message
-		table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
-		for range s.iterations {
-			next := torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
-			table.Close()
-			table = next
-		}
-		return table
-	}
-	table := zero
-	parts := []*torch.Tensor{zero}
-	for _, b := range s.blocks {
-		parts = append(parts, p.step(table, b))
-		next := torch.Cat(parts, 0)
-		if table != zero {
-			table.Close()
-		}
+	table := torch.Cat([]*torch.Tensor{zero, p.xz.NewZeros([]int64{int64(s.n), hidden})}, 0)
+	for range s.iterations {
+		next := torch.Cat([]*torch.Tensor{zero, p.step(table, s.blocks[0])}, 0)
+		table.Close()
 		table = next
 	}
 	return table
@@ -184,28 +178,54 @@ func (m *Model) decoderLoss(zTree *torch.Tensor, b *Batch) (word, topo, wordAcc,
 	table := d.gru.run(b.dec, d.emb, false)
 	n := float64(b.n)
 
+	hidden := table.Shape()[1]
 	hid := table.IndexSelect(0, b.wordRow)
-	ctx := zTree.IndexSelect(0, b.wordMol)
-	scores := d.Wo.Forward(d.W.Forward(torch.Cat([]*torch.Tensor{hid, ctx}, 1)).Relu())
+	scores := d.Wo.Forward(splitLinear(d.W, hidden, hid, zTree, b.wordMol).Relu())
 	word = torch.CrossEntropyLoss(scores, b.wordTarget, torch.ReduceSum).DivScalar(n)
 	wordAcc = fractionTrue(scores.ArgMax(1, false).Eq(b.wordTarget))
 
-	// U_i [x, o]: the label half once per distinct label
+	stop := d.Uo.Forward(d.stopHidden(table, zTree, b).Relu()).Squeeze(1)
+	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
+	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
+	return word, topo, wordAcc, topoAcc
+}
+
+// stopHidden is U [U_i [x, o], z] of every stop decision (x the node's
+// label embedding, o the sum of the messages it has received), before U's
+// ReLU. U_i's label half runs once per distinct label, its message half
+// once per table row (fewer than the decisions, whose o sums them). Without
+// the ReLU after U_i (the authors' setting), U's hidden half composes with
+// U_i's message half into one (H, H) matrix that maps the table rows, so
+// that no product runs once per decision.
+func (d *treeDecoder) stopHidden(table, zTree *torch.Tensor, b *Batch) *torch.Tensor {
 	hidden := table.Shape()[1]
 	uiX, uiO := d.Ui.Weight.Narrow(1, 0, hidden), d.Ui.Weight.Narrow(1, hidden, hidden) // parameter views: no scope
 	defer uiX.Close()
 	defer uiO.Close()
 	x := torch.Linear(d.emb.Forward(b.stopLabels.labels), uiX, d.Ui.Bias)
-	o := b.stopIn.sum(table)
-	h := x.IndexSelect(0, b.stopLabels.of).Add(torch.Linear(o, uiO, nil))
 	if d.stopReLU {
-		h = h.Relu()
+		h := x.IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(torch.Linear(table, uiO, nil))).Relu()
+		return splitLinear(d.U, hidden, h, zTree, b.stopMol)
 	}
-	ctx = zTree.IndexSelect(0, b.stopMol)
-	stop := d.Uo.Forward(d.U.Forward(torch.Cat([]*torch.Tensor{h, ctx}, 1)).Relu()).Squeeze(1)
-	topo = torch.BCEWithLogitsLoss(stop, b.stopTarget, nil, torch.ReduceSum).DivScalar(n)
-	topoAcc = fractionTrue(stop.GeScalar(0).Eq(b.stopTarget.GtScalar(0.5)))
-	return word, topo, wordAcc, topoAcc
+	w := d.U.Weight.Shape()
+	uH, uZ := d.U.Weight.Narrow(1, 0, hidden), d.U.Weight.Narrow(1, hidden, w[1]-hidden)
+	defer uH.Close()
+	defer uZ.Close()
+	m := uH.MatMul(uiO) // of views only: no scope, and autograd keeps what it needs
+	defer m.Close()
+	msg := torch.Linear(table, m, nil)
+	h := torch.Linear(x, uH, nil).IndexSelect(0, b.stopLabels.of).Add(b.stopIn.sum(msg))
+	return h.Add(torch.Linear(zTree, uZ, d.U.Bias).IndexSelect(0, b.stopMol))
+}
+
+// splitLinear is l([x, z[mol]]) for l's first k input columns taking x:
+// the z half once per molecule, then gathered, instead of a concatenation.
+func splitLinear(l *nn.Linear, k int64, x, z, mol *torch.Tensor) *torch.Tensor {
+	w := l.Weight.Shape()
+	wx, wz := l.Weight.Narrow(1, 0, k), l.Weight.Narrow(1, k, w[1]-k) // parameter views: no scope
+	defer wx.Close()
+	defer wz.Close()
+	return torch.Linear(x, wx, l.Bias).Add(torch.Linear(z, wz, nil).IndexSelect(0, mol))
 }
 
 // assemblyLoss is the authors' JTNNVAE.assm: candidate vectors from the JTMPN
@@ -218,7 +238,7 @@ func (m *Model) assemblyLoss(zGraph *torch.Tensor, b *Batch) (loss, acc *torch.T
 	if b.treeMess == nil {
 		_, b.treeMess = m.encodeTree(b)
 	}
-	cand := m.jtmpn.forward(b.cand, b.treeMess)
+	cand := m.jtmpn.forward(b.cand, b.treeMess.IndexSelect(0, b.candTree))
 	mol := zGraph.IndexSelect(0, b.candMol)
 	if m.cfg.BilinearAssembly {
 		mol = m.aAssm.Forward(mol)

@@ -43,7 +43,8 @@ type graphInput struct {
 	inputs   *torch.Tensor // (distinct level-0 bonds, F+Fb)
 	rows     []float32     // inputs on the host
 	levels   []graphLevel  // depthG-1 iterations
-	atoms    *torch.Tensor // (distinct atoms, F)
+	atoms    *torch.Tensor // (distinct atom feature rows, F)
+	atomKind *torch.Tensor // each distinct atom's feature row in atoms
 	atomIn   agg           // last level's messages into each distinct atom
 	atomTree agg           // tree rows into each distinct atom
 	graphOf  agg           // distinct atoms of each graph (with repeats)
@@ -220,6 +221,8 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 
 	ia := newInterner()
 	var atoms []float32
+	var kind []int64
+	kinds := map[int64]int64{} // atom feature row number -> row of atoms
 	var inFrom, inTo, treeFrom, treeTo []int64
 	atomID := make([]int64, len(h.atomRow))
 	for a := range h.atomRow {
@@ -231,7 +234,13 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 		tree := sorted(h.treeInto[a])
 		id, fresh := ia.id(h.atomKey[a:a+1], msgs, tree)
 		if fresh {
-			atoms = append(atoms, h.atomRow[a]...)
+			k, seen := kinds[h.atomKey[a]]
+			if !seen {
+				k = int64(len(kinds))
+				kinds[h.atomKey[a]] = k
+				atoms = append(atoms, h.atomRow[a]...)
+			}
+			kind = append(kind, k)
 			for _, m := range msgs {
 				inFrom, inTo = append(inFrom, m), append(inTo, id)
 			}
@@ -242,7 +251,7 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 		atomID[a] = id
 	}
 	n := len(ia.ids)
-	gi.atoms = bd.floats(atoms, int64(n), int64(fa))
+	gi.atoms, gi.atomKind = bd.floats(atoms, int64(len(kinds)), int64(fa)), bd.ints(kind)
 	gi.atomIn = bd.agg(inFrom, inTo, n)
 	gi.atomTree = bd.agg(treeFrom, treeTo, n)
 	var of, graph []int64
@@ -316,6 +325,12 @@ func (p *mpn) forwardLevels(g graphInput, input, first, tree, treeH *torch.Tenso
 	if tree != nil {
 		nei = addSum(nei, g.atomTree, tree)
 	}
-	atoms := p.Wo.Forward(torch.Cat([]*torch.Tensor{g.atoms, nei}, 1)).Relu()
+	// W_o [features, nei]: the feature half once per distinct feature row
+	f, h := g.atoms.Shape()[1], nei.Shape()[1]
+	woF, woN := p.Wo.Weight.Narrow(1, 0, f), p.Wo.Weight.Narrow(1, f, h) // parameter views: no scope
+	defer woF.Close()
+	defer woN.Close()
+	feat := torch.Linear(g.atoms, woF, p.Wo.Bias).IndexSelect(0, g.atomKind)
+	atoms := feat.Add(torch.Linear(nei, woN, nil)).Relu()
 	return g.graphOf.sum(atoms).Div(g.size)
 }

@@ -82,7 +82,7 @@ func encoderParity(t *testing.T, dev torch.Device) {
 		defer sc.Close()
 		b := collateFixture(t, m, sc, ex)
 		if sync := b.tree.iterations > 1; sync != (depth == 3) {
-			t.Errorf("depth %d: synchronous sweeps %v, want %v (longest level %d)", depth, sync, depth == 3, len(b.tree.blocks))
+			t.Errorf("depth %d: synchronous sweeps %v, want %v (longest level %d)", depth, sync, depth == 3, b.tree.levelCount())
 		}
 		torch.NoGrad(func() {
 			tree, graph := m.Encode(b)

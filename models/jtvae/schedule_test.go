@@ -84,7 +84,7 @@ func TestLevelScheduleIsSynchronous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := len(levels.tree.blocks); levels.tree.iterations == 1 && got != path {
+		if got := levels.tree.levelCount(); levels.tree.iterations == 1 && got != path {
 			t.Errorf("trial %d: %d levels for a longest path of %d edges", trial, got, path)
 		}
 		if (levels.tree.iterations > 1) != (path > depth) {

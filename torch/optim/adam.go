@@ -84,20 +84,9 @@ func (a *Adam) update(i int, p *torch.Tensor) error {
 		st.expAvg, st.expAvg2 = p.ZerosLike(), p.ZerosLike()
 	}
 	st.step++
-	if err := firstErr(
-		st.expAvg.MulScalar_(o.Beta1), st.expAvg.Add_(g, 1-o.Beta1),
-		st.expAvg2.MulScalar_(o.Beta2), st.expAvg2.Addcmul_(g, g, 1-o.Beta2),
-	); err != nil {
-		return err
-	}
 	bc1 := 1 - math.Pow(o.Beta1, float64(st.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(st.step))
-	denom := st.expAvg2.Sqrt()
-	defer denom.Close()
-	if err := firstErr(denom.MulScalar_(1/math.Sqrt(bc2)), denom.AddScalar_(o.Eps)); err != nil {
-		return err
-	}
-	return p.Addcdiv_(st.expAvg, denom, -o.LR/bc1)
+	return torch.AdamStep_(p, g, st.expAvg, st.expAvg2, o.LR, o.Beta1, o.Beta2, o.Eps, bc1, bc2)
 }
 
 func firstErr(errs ...error) error {
