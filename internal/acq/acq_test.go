@@ -199,6 +199,7 @@ func TestMaximizeBadInput(t *testing.T) {
 		{[]float64{0, 2}, []float64{1, 1}, Options{}, "dimension 1"},
 		{[]float64{0, math.NaN()}, []float64{1, 1}, Options{}, "dimension 1"},
 		{[]float64{0}, []float64{1}, Options{Restarts: -1}, "negative"},
+		{[]float64{0}, []float64{1}, Options{Workers: -2}, "negative"},
 		{[]float64{0}, []float64{1}, Options{Starts: [][]float64{{0.5, 0.5}}}, "start 0 has 2"},
 	}
 	for _, c := range cases {

@@ -15,7 +15,9 @@ type GradBatchModel interface {
 
 // GradBatchFunction is a BatchFunction that also evaluates gradients at
 // many points at once; Maximize then refines its restarts in lockstep, one
-// call for the current point of every restart (see Options.Sequential).
+// call for the current point of every restart of a chunk (see
+// Options.Sequential and Options.Workers: the calls for different chunks
+// may come from several goroutines at once).
 type GradBatchFunction interface {
 	BatchFunction
 	// EvalGradBatch writes the values at the rows of x into dst and the

@@ -29,11 +29,14 @@
 // Any function can be maximised through Func (a closure returning the value
 // and writing the gradient); implementing BatchFunction as well lets the raw
 // samples be evaluated with matrix products, and GradBatchFunction the
-// restarts too: Maximize then refines them in lockstep, each step one batch
-// of every unfinished restart's next point, each restart taking the steps
-// it would take alone. An Acquisition of a *gp.Model is one: a step costs
-// a few matrix products (the M x M one, k C, dominates) instead of a
-// matrix-vector product per restart, and its values differ from Eval's by
-// the rounding of the reordered sums (Options.Sequential keeps the
-// one-by-one path).
+// restarts too: Maximize then refines them in lockstep, in chunks of up to
+// 50, each step one batch of every unfinished restart's next point in the
+// chunk, each restart taking the steps it would take alone. An Acquisition
+// of a *gp.Model is one: a step costs a few matrix products (the M x M one,
+// k C, dominates) instead of a matrix-vector product per restart, and its
+// values differ from Eval's by the rounding of the reordered sums
+// (Options.Sequential keeps the one-by-one path). Options.Workers
+// goroutines (SetWorkers; --threads on the command line) score the raw
+// samples' chunks and refine the restarts' chunks at once; the result is
+// the same bit for bit on any number of them.
 package acq

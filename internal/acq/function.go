@@ -16,7 +16,9 @@ type Function interface {
 }
 
 // BatchFunction is a Function that also evaluates many points at once;
-// Maximize uses it for the raw samples.
+// Maximize uses it for the raw samples, calling EvalBatch from several
+// goroutines at once when Options.Workers > 1 (an Acquisition allows it
+// when its Model does, as a *gp.Model).
 type BatchFunction interface {
 	Function
 	// EvalBatch writes the values at the rows of x into dst.

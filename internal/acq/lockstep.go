@@ -7,14 +7,24 @@ import (
 )
 
 // refine runs the projected L-BFGS method from each start and returns the
-// points reached and f's values there, in the order of the starts: in
-// lockstep when f is a GradBatchFunction (unless sequential), else one
-// restart after another.
-func (p *projected) refine(starts [][]float64, sequential bool) ([][]float64, []float64) {
-	if bf, ok := p.f.(GradBatchFunction); ok && !sequential {
-		return p.lockstep(bf, starts)
-	}
+// points reached and f's values there, in the order of the starts: when f
+// is a GradBatchFunction (unless sequential), in lockstep, chunks of
+// lockstepChunk starts on up to workers goroutines; else one restart after
+// another.
+func (p *projected) refine(starts [][]float64, sequential bool, workers int) ([][]float64, []float64) {
 	xs, vals := make([][]float64, len(starts)), make([]float64, len(starts))
+	if bf, ok := p.f.(GradBatchFunction); ok && !sequential {
+		parts := evenChunks(len(starts), lockstepChunk)
+		evals := make([]int, len(parts))
+		forEach(workers, len(parts), func(c int) {
+			lo, hi := parts[c][0], parts[c][1]
+			evals[c] = p.lockstep(bf, starts[lo:hi], xs[lo:hi], vals[lo:hi])
+		})
+		for _, e := range evals {
+			p.evals += e
+		}
+		return xs, vals
+	}
 	for i, x0 := range starts {
 		xs[i], vals[i] = p.run(x0)
 	}
@@ -33,14 +43,15 @@ type stopLockstep struct{}
 
 // lockstep runs every start's restart as run does, each in a coroutine
 // that suspends where run evaluates f, and answers the suspended restarts'
-// requests with one call of f.EvalGradBatch per step. A restart's
-// iterates depend on nothing but f's values and gradients at its own
-// points, so a restart ends where run would whenever the batch's rows equal
-// f.Eval's; the coroutines run one at a time, in the starts' order, so the
-// result is deterministic.
-func (p *projected) lockstep(f GradBatchFunction, starts [][]float64) ([][]float64, []float64) {
+// requests with one call of f.EvalGradBatch per step; it writes the points
+// reached and f's values there into xs and vals and returns the
+// evaluations. A restart's iterates depend on nothing but f's values and
+// gradients at its own points, so a restart ends where run would whenever
+// the batch's rows equal f.Eval's; the coroutines run one at a time, in the
+// starts' order, so the result is deterministic. It changes nothing in p,
+// so that chunks of restarts can run at once.
+func (p *projected) lockstep(f GradBatchFunction, starts, xs [][]float64, vals []float64) int {
 	n, d := len(starts), len(p.lower)
-	xs, vals := make([][]float64, n), make([]float64, n)
 	reqs := make([]evalRequest, n)
 	evals := make([]int, n)
 	nexts := make([]func() (*evalRequest, bool), n)
@@ -73,10 +84,11 @@ func (p *projected) lockstep(f GradBatchFunction, starts [][]float64) ([][]float
 		}
 		live = still
 	}
+	total := 0
 	for _, e := range evals {
-		p.evals += e
+		total += e
 	}
-	return xs, vals
+	return total
 }
 
 // restart returns the sequence of a restart from x0 run as p.run, which

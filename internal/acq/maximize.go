@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
 )
 
 // Options configures Maximize.
@@ -36,6 +38,13 @@ type Options struct {
 	// in lockstep (the same iterations; for a GradBatchModel's acquisition,
 	// values to the rounding of reordered dot products, far cheaper).
 	Sequential bool
+	// Workers is the number of goroutines that score the raw samples and
+	// refine the restarts, in fixed chunks (0: Workers(), which --threads
+	// sets). The result is the same for any number. With more than one,
+	// f's EvalBatch and EvalGradBatch are called from several goroutines at
+	// once; f.Eval is always called from one (Sequential, or f no
+	// GradBatchFunction).
+	Workers int
 }
 
 // The defaults of Options: BoTorch's usual raw_samples and num_restarts, as the
@@ -64,6 +73,9 @@ func (o Options) withDefaults() Options {
 	if o.Tol == 0 {
 		o.Tol = 1e-6
 	}
+	if o.Workers == 0 {
+		o.Workers = Workers()
+	}
 	return o
 }
 
@@ -71,19 +83,20 @@ func (o Options) withDefaults() Options {
 type Result struct {
 	// X is the best point found, inside the box.
 	X []float64
-	// Value is the acquisition value at X.
+	// Value is f.Eval at X, on the caller's OpenBLAS threads.
 	Value float64
 	// Evaluations counts function evaluations (raw samples included).
 	Evaluations int
 }
 
 // Maximize maximises f over the box [lower, upper]: it evaluates
-// opts.RawSamples scrambled-Halton points (in one batch when f is a
+// opts.RawSamples scrambled-Halton points (in batches of 128 when f is a
 // BatchFunction), refines opts.Restarts of them picked by opts.Selection
 // (and opts.Starts) with a projected L-BFGS method that respects the bounds
-// (all restarts in lockstep, one batch a step, when f is a
-// GradBatchFunction), and returns the best point. It calls f from a single goroutine and is deterministic for a
-// given seed.
+// (in lockstep, chunks of restarts one batch a step, when f is a
+// GradBatchFunction), and returns the best point. The point is
+// deterministic for a given seed, whatever opts.Workers and OpenBLAS's
+// thread count (see parallel.go).
 func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) {
 	d := len(lower)
 	if d == 0 || len(upper) != d {
@@ -95,8 +108,8 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 		}
 	}
 	opts = opts.withDefaults()
-	if opts.RawSamples < 0 || opts.Restarts < 0 || opts.MaxIter < 0 {
-		return Result{}, fmt.Errorf("acq: negative RawSamples, Restarts or MaxIter")
+	if opts.RawSamples < 0 || opts.Restarts < 0 || opts.MaxIter < 0 || opts.Workers < 0 {
+		return Result{}, fmt.Errorf("acq: negative RawSamples, Restarts, MaxIter or Workers")
 	}
 	if _, err := ParseSelection(string(opts.Selection)); err != nil {
 		return Result{}, err
@@ -109,33 +122,45 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 			return Result{}, fmt.Errorf("acq: start %d has %d coordinates, want %d", i, len(s), d)
 		}
 	}
+	x, evals := search(f, lower, upper, opts)
+	if x == nil {
+		return Result{}, fmt.Errorf("acq: nothing to maximise: no raw samples and no starts")
+	}
+	// The lockstep refinement scores its points in batches, whose sums run in
+	// another order than one point's, on one OpenBLAS thread: Value is f at X
+	// as f.Eval gives it on the caller's threads, so that it equals what the
+	// caller computes there (they differed by 8e-12 relative under OpenBLAS's
+	// Sandybridge kernels, issue 49's second pass, and by 3e-12 between one
+	// and two OpenBLAS threads).
+	best := Result{X: x, Value: f.Eval(x, nil), Evaluations: evals + 1}
+	if math.IsNaN(best.Value) {
+		return best, fmt.Errorf("acq: acquisition value is NaN at the optimum")
+	}
+	return best, nil
+}
+
+// search scores the raw samples, refines the restarts picked among them
+// and opts.Starts, and returns the best point reached (nil when there is
+// nothing to refine) and the evaluations spent. OpenBLAS runs on one
+// thread meanwhile, so that the point does not depend on its thread count.
+func search(f Function, lower, upper []float64, opts Options) ([]float64, int) {
+	defer openblas.OneThread()()
 	starts, evals := rawStarts(f, lower, upper, opts)
 	for _, s := range opts.Starts {
 		x := slices.Clone(s)
 		clampBox(x, lower, upper)
 		starts = append(starts, x)
 	}
-	if len(starts) == 0 {
-		return Result{}, fmt.Errorf("acq: nothing to maximise: no raw samples and no starts")
-	}
-	best := Result{Value: math.Inf(-1)}
 	p := newProjected(f, lower, upper, opts)
-	xs, vals := p.refine(starts, opts.Sequential)
+	xs, vals := p.refine(starts, opts.Sequential, opts.Workers)
+	var best []float64
+	bestV := math.Inf(-1)
 	for i, x := range xs {
-		if vals[i] > best.Value || best.X == nil {
-			best.X, best.Value = x, vals[i]
+		if vals[i] > bestV || best == nil {
+			best, bestV = x, vals[i]
 		}
 	}
-	// The lockstep refinement scores its points in batches, whose sums run in
-	// another order than one point's: Value is f at X as f.Eval gives it, so
-	// that it equals what a caller computes there (they differed by 8e-12
-	// relative under OpenBLAS's Sandybridge kernels: issue 49's second pass).
-	best.Value = f.Eval(best.X, nil)
-	best.Evaluations = evals + p.evals + 1
-	if math.IsNaN(best.Value) {
-		return best, fmt.Errorf("acq: acquisition value is NaN at the optimum")
-	}
-	return best, nil
+	return best, evals + p.evals
 }
 
 // rawStarts evaluates the raw samples and returns Restarts of them (distinct
@@ -156,7 +181,11 @@ func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, i
 	}
 	vals := make([]float64, q)
 	if bf, ok := f.(BatchFunction); ok {
-		bf.EvalBatch(pts, vals)
+		parts := chunks(q, rawChunk)
+		forEach(opts.Workers, len(parts), func(c int) {
+			lo, hi := parts[c][0], parts[c][1]
+			bf.EvalBatch(pts.Slice(lo, hi, 0, d).(*mat.Dense), vals[lo:hi])
+		})
 	} else {
 		for i := range vals {
 			vals[i] = f.Eval(pts.RawRowView(i), nil)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tlbo-native/tlbo-native/internal/acq"
 	"github.com/tlbo-native/tlbo-native/internal/datadir"
 	"github.com/tlbo-native/tlbo-native/internal/openblas"
 	"github.com/tlbo-native/tlbo-native/torch"
@@ -28,8 +29,9 @@ func DeviceFlag() cli.Flag {
 
 // ThreadsFlag is --threads of the verbs that run networks.
 func ThreadsFlag() cli.Flag {
-	return &cli.IntFlag{Name: "threads", Usage: "threads of libtorch (intra-op) and of OpenBLAS (the GP, and libtorch's matrix products) " +
-		"(0: libtorch's default, and OPENBLAS_NUM_THREADS or all cores)"}
+	return &cli.IntFlag{Name: "threads", Usage: "threads of libtorch (intra-op) and of OpenBLAS (the GP's fit, and libtorch's matrix products), " +
+		"and workers of the acquisition's maximiser (its raw samples and restarts in chunks: the same proposal on any number) " +
+		"(0: libtorch's default, OPENBLAS_NUM_THREADS or all cores, and all cores)"}
 }
 
 // DataDirFlag is --data-dir of the verbs that read a task's data set.
@@ -41,15 +43,19 @@ func DataDirFlag() cli.Flag {
 // SetupTorch applies the --device and --threads flags. --threads bounds
 // OpenBLAS too: its idle threads spin (sched_yield) while waiting for work,
 // so on a machine shared with other jobs its default of one thread per core
-// spent up to half of a single-threaded run's CPU time in the kernel.
+// spent up to half of a single-threaded run's CPU time in the kernel. It
+// is also the number of the acquisition maximiser's workers (all cores
+// when 0), whose result does not depend on it.
 func SetupTorch(c *cli.Context) (torch.Device, error) {
 	// The range of --threads is checked with every flag's (CheckRanges).
-	if n := c.Int("threads"); n > 0 {
+	n := c.Int("threads")
+	if n > 0 {
 		if err := torch.SetNumThreads(n); err != nil {
 			return torch.Device{}, err
 		}
 		openblas.SetThreads(n)
 	}
+	acq.SetWorkers(n)
 	dev, err := torch.ParseDevice(c.String("device"))
 	if err != nil {
 		return dev, fmt.Errorf("--device: %w", err)
