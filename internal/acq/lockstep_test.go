@@ -39,7 +39,7 @@ func unitBounds(d int) (lower, upper []float64) {
 // TestLockstepSameAsSequential: with batches whose rows are Eval's, the
 // restarts refined in lockstep end exactly where the sequential path's do
 // (EI, log-EI and UCB of an SGPR posterior; extra starts included), in one
-// batch a step for all the restarts.
+// batch a step for all the restarts (13 starts make one chunk).
 func TestLockstepSameAsSequential(t *testing.T) {
 	const d = 6
 	model := benchPosterior(t, 300, d, 40).Model
