@@ -301,8 +301,10 @@ func processOne(i int, smiles, split string, candidates bool) (r result) {
 	defer t.Close()
 	r.clusters = t.Vocabulary()
 	// Featurise recovers every node's fragment as the decoder's assembly
-	// needs it; 14 of ZINC250K's 220,010 training molecules fail there
-	// (RDKit cannot kekulize a fragment of a fused ring system).
+	// needs it, and some molecules fail there (RDKit cannot kekulize a
+	// fragment of a fused ring system): the full featurisation leaves 14
+	// of ZINC250K's decomposed training molecules out, and both of them
+	// seen so far failed at this step.
 	if err := t.Recover(); err != nil {
 		return fail("recover", err)
 	}
