@@ -349,8 +349,33 @@ func TestPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() < 2*b.Dy() {
-		t.Errorf("picture of two molecules side by side is %v", b)
+	b := img.Bounds()
+	if b.Dx() < 2*b.Dy() {
+		t.Fatalf("picture of two molecules side by side is %v", b)
+	}
+	// Below the titles, each half holds a drawing (dark pixels), in the
+	// order given: ethanol's oxygen is drawn in RDKit's red on the left,
+	// benzene, with no heteroatom, has none on the right.
+	ink := func(x0, x1 int) (dark, red int) {
+		for y := b.Min.Y + b.Dy()/6; y < b.Max.Y; y++ {
+			for x := x0; x < x1; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				switch {
+				case r < 0x4000 && g < 0x4000 && bl < 0x4000:
+					dark++
+				case r > 0xc000 && g < 0x4000 && bl < 0x4000:
+					red++
+				}
+			}
+		}
+		return dark, red
+	}
+	mid := b.Min.X + b.Dx()/2
+	leftDark, leftRed := ink(b.Min.X, mid)
+	rightDark, rightRed := ink(mid, b.Max.X)
+	if leftDark == 0 || rightDark == 0 || leftRed == 0 || rightRed != 0 {
+		t.Errorf("left half: %d dark and %d red pixels, right half: %d and %d; want ethanol (bonds and a red O) left, benzene (bonds, no red) right",
+			leftDark, leftRed, rightDark, rightRed)
 	}
 }
 
