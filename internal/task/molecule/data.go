@@ -302,9 +302,9 @@ func processOne(i int, smiles, split string, candidates bool) (r result) {
 	r.clusters = t.Vocabulary()
 	// Featurise recovers every node's fragment as the decoder's assembly
 	// needs it, and some molecules fail there (RDKit cannot kekulize a
-	// fragment of a fused ring system): the full featurisation leaves 14
-	// of ZINC250K's decomposed training molecules out, and both of them
-	// seen so far failed at this step.
+	// fragment of a fused ring system): the 14 decomposed ZINC250K
+	// training molecules that the full featurisation leaves out all fail
+	// at this step (and one of the test split).
 	if err := t.Recover(); err != nil {
 		return fail("recover", err)
 	}

@@ -36,11 +36,11 @@ import (
 // (its ok entry; its clusters are in the data file, ClusterArray, and the
 // file says it checked recovery, RecoveredArray) and the vocabulary labels
 // all its clusters: the verdict of the full featurisation, which fails past
-// that point only in assembly (not seen on ZINC250K so far). A
+// that point only in assembly (no ZINC250K training molecule does). A
 // molecule that passed that check and then fails to featurise stops the
 // run with an error that says to make the whole cache first; it is never
 // left out silently. Data files made before data molecule checked recovery
-// are featurised whole (useCache): some of ZINC250K's training molecules
+// are featurised whole (useCache): 14 of ZINC250K's training molecules
 // decompose but fail recovery, and on demand they stopped runs.
 
 // partShardMagic opens a part file.
