@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -207,37 +208,18 @@ func TestAskTell(t *testing.T) {
 // r0 returns the id of an ask row.
 func r0(r []string) int { id, _ := strconv.Atoi(r[0]); return id }
 
-// childArgsEnv carries the arguments of TestAskTellChild.
-const childArgsEnv = "TLBO_TEST_ASKTELL_ARGS"
-
-// TestAskTellChild is the child process of TestAskTellKill: it runs the
-// command line of childArgsEnv.
-func TestAskTellChild(t *testing.T) {
-	v := os.Getenv(childArgsEnv)
-	if v == "" {
-		t.Skip("child of TestAskTellKill only")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(v), &args); err != nil {
-		t.Fatal(err)
-	}
-	if err := runCLI(args...); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // killed runs args in a child process killed (SIGKILL) at point: a
 // manual.KillEnv name, or "journal:N", once the run's journal has N
 // lines. It fails the test unless the child was killed.
 func killed(t *testing.T, run, point string, args ...string) {
 	t.Helper()
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAskTellChild$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(a))
 	lines, byJournal := strings.CutPrefix(point, "journal:")
+	var env []string
 	if !byJournal {
-		cmd.Env = append(cmd.Env, manual.KillEnv+"="+point)
+		env = []string{manual.KillEnv + "=" + point}
 	}
+	var out bytes.Buffer
+	cmd := cliChild(t, &out, env, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -285,11 +267,9 @@ func toldResults(t *testing.T, run string) string {
 // those killed do.
 func child(t *testing.T, args ...string) {
 	t.Helper()
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAskTellChild$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(a))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, out)
+	var out bytes.Buffer
+	if err := cliChild(t, &out, nil, args...).Run(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out.String())
 	}
 }
 
