@@ -50,9 +50,7 @@ func optimizeCommand() *cli.Command {
 // per task).
 func optimizeFlags(t task.Task) []cli.Flag {
 	d := bo.DefaultConfig()
-	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
-		return withDefaultText(f, defaultUsage(t, get))
-	}
+	def := taskDefault(t)
 	flags := []cli.Flag{taskFlag(t, true),
 		// Not Required: on --resume the run's own is taken (resumeFlags).
 		&cli.StringFlag{Name: "vae", Usage: "pretrained VAE checkpoint (.pt with its .json header; required, but on --resume the run's)",

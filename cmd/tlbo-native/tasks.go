@@ -325,6 +325,14 @@ func defaultUsage(t task.Task, get func(task.Defaults) string) string {
 	return strings.Join(parts, ", ")
 }
 
+// taskDefault returns the decorator of the flags whose default is task t's
+// (every task's when t is nil): it sets the flag's default text from get.
+func taskDefault(t task.Task) func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
+	return func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
+		return withDefaultText(f, defaultUsage(t, get))
+	}
+}
+
 // withDefaultText makes text the default that f's help shows: a flag whose
 // default depends on the task holds no value of its own (0 or ""), which
 // the help would otherwise print as its default.
@@ -356,9 +364,7 @@ const (
 // elboFlags are the shared ELBO flags of train and optimize (the same
 // names and meanings); elbo is the verb's default objective.
 func elboFlags(t task.Task, elbo string) []cli.Flag {
-	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
-		return withDefaultText(f, defaultUsage(t, get))
-	}
+	def := taskDefault(t)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "elbo", Value: elbo, Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is LBO with a warped GP)"},
 		def(&cli.Float64Flag{Name: "metric-weight", Usage: "beta_metric, the metric-loss weight"}, func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }),

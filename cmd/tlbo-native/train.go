@@ -42,9 +42,7 @@ func trainCommand() *cli.Command {
 // trainFlags are train's own flags, defaults shown for task t (nil: per
 // task).
 func trainFlags(t task.Task) []cli.Flag {
-	def := func(f cli.Flag, get func(task.Defaults) string) cli.Flag {
-		return withDefaultText(f, defaultUsage(t, get))
-	}
+	def := taskDefault(t)
 	flags := []cli.Flag{taskFlag(t, false)}
 	flags = append(flags, elboFlags(t, trainELBO)...)
 	flags = append(flags,
