@@ -389,27 +389,14 @@ func TestResumeLegacyRun(t *testing.T) {
 	if _, err := runToy(t, old, dir, false, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, bo.ConfigFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readConfigFile(t, dir)
 	delete(m, "restart-selection")
 	delete(m, "novelty-redo")
 	m["strategy"] = "random"
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeConfigFile(t, dir, m)
 	now := toyConfig()
 	now.Strategy, now.Budget = bo.StrategyRandom, 5
-	_, err = runToy(t, now, dir, true, nil, nil)
+	_, err := runToy(t, now, dir, true, nil, nil)
 	for _, want := range []string{`strategy: the run has "prior", now "random"`, `restart-selection: the run has "best", now "boltzmann"`,
 		`novelty-redo: the run has "0", now "3"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -813,4 +800,31 @@ func TestJournalCPU(t *testing.T) {
 		t.Errorf("journal's cpu_s sum to %.6f s over %d lines; the process used %.6f s around Run", sum, lines, used)
 	}
 	t.Logf("cpu_s: %.3f s over %d lines (%.3f s around Run)", sum, lines, used)
+}
+
+// readConfigFile returns the fields of the run's config.json in dir.
+func readConfigFile(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, bo.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// writeConfigFile replaces the run's config.json in dir by the fields m
+// (a run made by an earlier release, for the resume tests).
+func writeConfigFile(t *testing.T, dir string, m map[string]string) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, bo.ConfigFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -216,31 +216,18 @@ func TestGPRefitConfig(t *testing.T) {
 	if _, err := runToy(t, cfg, dir, false, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, bo.ConfigFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readConfigFile(t, dir)
 	if m["gp-refit"] != "every" {
 		t.Fatalf("config.json records gp-refit %q, want every", m["gp-refit"])
 	}
 	other := cfg
 	other.GPRefit, other.Budget = "10", 3
-	_, err = runToy(t, other, dir, true, nil, nil)
+	_, err := runToy(t, other, dir, true, nil, nil)
 	if want := `gp-refit: the run has "every", now "10"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("resume with another schedule: %v, want an error containing %s", err, want)
 	}
 	delete(m, "gp-refit") // a run made before the setting
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeConfigFile(t, dir, m)
 	cfg.Budget = 3
 	res, err := runToy(t, cfg, dir, true, nil, nil)
 	if err != nil {
