@@ -65,7 +65,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		def(&cli.Float64Flag{Name: "retrain-epochs", Usage: "retraining every r queries"}, func(d task.Defaults) string { return fmtFloat(d.RetrainEpochs) }),
 		def(&cli.IntFlag{Name: "retrain-batch-size", Usage: "retraining mini-batch size"}, func(d task.Defaults) string { return fmt.Sprint(d.RetrainBatchSize) }),
 		def(&cli.Float64Flag{Name: "retrain-grad-clip", Usage: "retraining gradient-norm clipping, 0 for none"}, func(d task.Defaults) string { return fmtFloat(d.RetrainGradClip) }),
-		&cli.StringFlag{Name: "acq", Value: string(d.Acq), Usage: "ei or logei"},
+		&cli.StringFlag{Name: "acq", Value: d.Acq.String(), Usage: "ei or logei"},
 		def(&cli.IntFlag{Name: "n-best", Usage: "best points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NBest) }),
 		def(&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NRand) }),
 		def(&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP"}, func(d task.Defaults) string { return fmt.Sprint(d.Inducing) }),
