@@ -141,8 +141,8 @@ type Config struct {
 	// goes stale (GPRefitAuto), the posterior conditioned exactly on the
 	// points in between (see GPRefit).
 	GPRefit GPRefit
-	// Warp learns a Kumaraswamy input warping with the GP (W-LBO; set from
-	// the ELBO's models.ELBO.WarpGP).
+	// Warp learns a Kumaraswamy input warping with the GP (--warp; W-LBO is
+	// LBO's objective with it).
 	Warp bool
 	// Acq is acq.KindEI or acq.KindLogEI; config.json records its name.
 	Acq acq.Kind

@@ -178,3 +178,14 @@ func (d *Defined[O, E]) EncodeDataset(env *Env, vae string) ([]float64, []float6
 	}
 	return z, ds.Scores, ds.Source, nil
 }
+
+// ELBOField is the objective a run's configuration records (its "elbo"
+// field): w, W-LBO's name, for LBO's objective with a warped GP (as runs
+// made with --elbo w, and optimize --elbo lbo --warp, record it, so that
+// both spellings are the same run), else the objective's name.
+func ELBOField(e models.ELBO, warp bool) string {
+	if warp && (e.Name == "lbo" || e.Name == "w") {
+		return "w"
+	}
+	return e.Name
+}
