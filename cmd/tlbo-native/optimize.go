@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -18,7 +17,6 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
-	"github.com/tlbo-native/tlbo-native/models"
 )
 
 // optimizeCommand runs T-LBO (Algorithm 1) on a task.
@@ -113,7 +111,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 // optimizeConfig reads the loop's configuration from the flags: unset ones
 // from the task's defaults (task.Defaults.Config), the loop's own from
 // bo.DefaultConfig through the flags' values.
-func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO, warp bool) (bo.Config, error) {
+func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	td := t.Defaults()
 	cfg := td.Config()
 	k, err := parseK(c, "k", cfg.RankK)
@@ -153,12 +151,6 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO, warp bool) (b
 	cfg.TR = bo.TrustRegionConfig{Init: c.Float64("tr-init"), Min: c.Float64("tr-min"), Max: c.Float64("tr-max"),
 		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
-	cfg.Extra = map[string]string{"task": t.Name(), "elbo": task.ELBOField(elbo, warp),
-		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", elbo.MetricWeight, elbo.PredWeight,
-			elbo.Metric.Eta, elbo.Metric.Nu, elbo.Metric.Margin),
-		"retrain": fmt.Sprintf("batch=%d clip=%g", intOr(c, "retrain-batch-size", td.RetrainBatchSize),
-			floatOr(c, "retrain-grad-clip", td.RetrainGradClip)),
-	}
 	return cfg, cfg.Validate()
 }
 
@@ -182,7 +174,7 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := optimizeConfig(c, t, elbo, warp)
+	cfg, err := optimizeConfig(c, t, warp)
 	if err != nil {
 		return err
 	}
@@ -195,8 +187,6 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		return err
 	}
 	env.Device = dev
-	cfg.Extra["device"] = dev.String()
-	cfg.Extra["decode-attempts"] = strconv.Itoa(c.Int("decode-attempts"))
 	ctx, stopWatch := stopOnSignal(c.Context)
 	defer stopWatch()
 	env.Ctx = ctx
@@ -228,7 +218,7 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		}
 		return err
 	}
-	return printSummary(c, dir, cfg, res)
+	return printSummary(c, dir, t.Name(), cfg, res)
 }
 
 // warpAlias reads --elbo and --warp: --elbo w, W-LBO's name, is --elbo lbo
@@ -302,7 +292,7 @@ func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 
 // printSummary prints a finished run's best objects and writes
 // DIR/best.png.
-func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) error {
+func printSummary(c *cli.Context, dir, taskName string, cfg bo.Config, res *bo.Result) error {
 	if res.Resumed > 0 {
 		fmt.Printf("resumed %d queries from %s (%d GP fits repeated to rebuild the warm start)\n", res.Resumed,
 			filepath.Join(dir, bo.JournalFile), res.ReplayedFits)
@@ -338,7 +328,7 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 		return err
 	}
 	plotPath := filepath.Join(dir, "best.png")
-	title := fmt.Sprintf("%s, %s, seed %d", cfg.Extra["task"], cfg.Strategy, cfg.Seed)
+	title := fmt.Sprintf("%s, %s, seed %d", taskName, cfg.Strategy, cfg.Seed)
 	if err := writeBestPlot(plotPath, title, bo.GroupCurves([]bo.Curve{cv})); err != nil {
 		return err
 	}

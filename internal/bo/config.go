@@ -192,8 +192,11 @@ type Config struct {
 	LabelledFraction float64
 	// Seed determines every random choice of the run.
 	Seed uint64
-	// Extra records settings the loop does not read but that change the
-	// results (task, data, model file, ELBO, device); resume compares them.
+	// Extra is the run's identity that its caller owns: settings the loop
+	// does not read but that change the results (internal/task records
+	// the task, ELBO, checkpoint, data source, device, ...). Run adds its
+	// own (the direction, the data's digest); config.json records them
+	// all beside the loop's settings, and resume compares them.
 	Extra map[string]string
 }
 
