@@ -21,9 +21,6 @@ type ELBO struct {
 	PredictTarget bool `json:"predict_target"`
 	// PredWeight is beta_TP.
 	PredWeight float64 `json:"pred_weight"`
-	// WarpGP asks the BO loop for a GP with Kumaraswamy input warping
-	// (W-LBO: the ELBO of LBO, the warping on the GP's side).
-	WarpGP bool `json:"warp_gp,omitempty"`
 }
 
 // DefaultEta is the paper's threshold between positives and negatives.
@@ -35,7 +32,7 @@ const DefaultMargin = 1.0
 // elboKinds maps ELBO names to their metric loss ("tp" and "lbo" have none).
 var elboKinds = map[string]MetricKind{
 	"lbo":    MetricNone,
-	"w":      MetricNone, // W-LBO differs from LBO only in the GP's input warping
+	"w":      MetricNone, // W-LBO's: LBO's objective (its input warping is the GP's: optimize --warp)
 	"tp":     MetricNone,
 	"s":      MetricSimple,
 	"c":      MetricContrastive,
@@ -70,7 +67,6 @@ func ParseELBO(name string) (ELBO, error) {
 		e.Metric.Eta, e.Metric.Margin = DefaultEta, DefaultMargin
 	}
 	e.PredictTarget = e.Name == "tp"
-	e.WarpGP = e.Name == "w"
 	return e, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -18,7 +17,6 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
 	"github.com/tlbo-native/tlbo-native/internal/task"
-	"github.com/tlbo-native/tlbo-native/models"
 )
 
 // optimizeCommand runs T-LBO (Algorithm 1) on a task.
@@ -33,12 +31,14 @@ func optimizeCommand() *cli.Command {
 			"run's value, --budget extends or ends it, and another value of a setting of the run's configuration\n" +
 			"is refused, naming both. The task is that of --vae's network\n" +
 			"unless --task says it (a --task that disagrees is refused); a molecule checkpoint featurises with\n" +
-			"its own vocabulary. --elbo picks the retraining objective (default t); w is LBO with a warped GP\n" +
-			"(W-LBO). --strategy random draws uniformly from the box of the encoded data instead of maximising\n" +
-			"EI (prior: from N(0, I)); a run made before --restart-selection existed resumes with --strategy\n" +
-			"prior (if it was random), --restart-selection best --novelty-redo 0 --perturb-tries 100\n" +
-			"--restarts 10 (the error names each difference). Flags left unset take the task's defaults, and\n" +
-			"the loop's own defaults are the same for every task (docs/design.md lists both).",
+			"its own vocabulary. --elbo picks the retraining objective (default t); --warp learns a Kumaraswamy\n" +
+			"input warping with the GP, and --elbo w (W-LBO) is --elbo lbo --warp: the same run, whose config.json\n" +
+			"says elbo w and warp true either way. --strategy random draws uniformly from the box of the\n" +
+			"encoded data instead of maximising EI (prior: from N(0, I)); a run made before\n" +
+			"--restart-selection existed resumes with --strategy prior (if it was random), --restart-selection\n" +
+			"best --novelty-redo 0 --perturb-tries 100 --restarts 10 (the error names each difference). Flags\n" +
+			"left unset take the task's defaults, and the loop's own defaults are the same for every task\n" +
+			"(docs/design.md lists both).",
 		verb:    task.VerbOptimize,
 		fromVAE: true,
 		flags:   optimizeFlags,
@@ -65,11 +65,12 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		def(&cli.Float64Flag{Name: "retrain-epochs", Usage: "retraining every r queries"}, func(d task.Defaults) string { return fmtFloat(d.RetrainEpochs) }),
 		def(&cli.IntFlag{Name: "retrain-batch-size", Usage: "retraining mini-batch size"}, func(d task.Defaults) string { return fmt.Sprint(d.RetrainBatchSize) }),
 		def(&cli.Float64Flag{Name: "retrain-grad-clip", Usage: "retraining gradient-norm clipping, 0 for none"}, func(d task.Defaults) string { return fmtFloat(d.RetrainGradClip) }),
-		&cli.StringFlag{Name: "acq", Value: string(d.Acq), Usage: "ei or logei"},
+		&cli.StringFlag{Name: "acq", Value: d.Acq.String(), Usage: "ei or logei"},
 		def(&cli.IntFlag{Name: "n-best", Usage: "best points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NBest) }),
 		def(&cli.IntFlag{Name: "n-rand", Usage: "random points of the GP's training set"}, func(d task.Defaults) string { return fmt.Sprint(d.NRand) }),
 		def(&cli.IntFlag{Name: "inducing", Usage: "inducing points, 0 for an exact GP"}, func(d task.Defaults) string { return fmt.Sprint(d.Inducing) }),
 		&cli.StringFlag{Name: "kernel", Value: d.Kernel.String(), Usage: "rbf or matern52"},
+		&cli.BoolFlag{Name: "warp", Usage: "learn a Kumaraswamy input warping with the GP (W-LBO is --elbo lbo --warp, alias --elbo w)"},
 		&cli.StringFlag{Name: "gp-objective", Value: string(d.GPObjective), Usage: "sparse GP training objective: titsias or fitc"},
 		&cli.StringFlag{Name: "gp-refit", Value: string(d.GPRefit), Usage: "when the GP's hyperparameters and inducing points are fitted: " +
 			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
@@ -110,7 +111,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 // optimizeConfig reads the loop's configuration from the flags: unset ones
 // from the task's defaults (task.Defaults.Config), the loop's own from
 // bo.DefaultConfig through the flags' values.
-func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, error) {
+func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	td := t.Defaults()
 	cfg := td.Config()
 	k, err := parseK(c, "k", cfg.RankK)
@@ -142,7 +143,7 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 	cfg.InitialRetrainEpochs = floatOr(c, "initial-retrain-epochs", cfg.InitialRetrainEpochs)
 	cfg.RetrainEpochs = floatOr(c, "retrain-epochs", cfg.RetrainEpochs)
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
-	cfg.Warp, cfg.BestQuantile = elbo.WarpGP, c.Float64("best-quantile")
+	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
@@ -150,12 +151,6 @@ func optimizeConfig(c *cli.Context, t task.Task, elbo models.ELBO) (bo.Config, e
 	cfg.TR = bo.TrustRegionConfig{Init: c.Float64("tr-init"), Min: c.Float64("tr-min"), Max: c.Float64("tr-max"),
 		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
-	cfg.Extra = map[string]string{"task": t.Name(), "elbo": elbo.Name,
-		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", elbo.MetricWeight, elbo.PredWeight,
-			elbo.Metric.Eta, elbo.Metric.Nu, elbo.Metric.Margin),
-		"retrain": fmt.Sprintf("batch=%d clip=%g", intOr(c, "retrain-batch-size", td.RetrainBatchSize),
-			floatOr(c, "retrain-grad-clip", td.RetrainGradClip)),
-	}
 	return cfg, cfg.Validate()
 }
 
@@ -171,11 +166,15 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if c.String("vae") == "" {
 		return fmt.Errorf("optimize: --vae is required (on --resume, the run's own: %s keeps it)", filepath.Join(dir, bo.FlagsFile))
 	}
-	elbo, err := elboFromFlags(c, t, c.String("elbo"))
+	name, warp, err := warpAlias(c)
 	if err != nil {
 		return err
 	}
-	cfg, err := optimizeConfig(c, t, elbo)
+	elbo, err := elboFromFlags(c, t, name)
+	if err != nil {
+		return err
+	}
+	cfg, err := optimizeConfig(c, t, warp)
 	if err != nil {
 		return err
 	}
@@ -188,8 +187,6 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		return err
 	}
 	env.Device = dev
-	cfg.Extra["device"] = dev.String()
-	cfg.Extra["decode-attempts"] = strconv.Itoa(c.Int("decode-attempts"))
 	ctx, stopWatch := stopOnSignal(c.Context)
 	defer stopWatch()
 	env.Ctx = ctx
@@ -221,7 +218,21 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 		}
 		return err
 	}
-	return printSummary(c, dir, cfg, res)
+	return printSummary(c, dir, t.Name(), cfg, res)
+}
+
+// warpAlias reads --elbo and --warp: --elbo w, W-LBO's name, is --elbo lbo
+// --warp (the warping is the GP's, a setting of the loop). It returns the
+// retraining objective's name and whether the GP is warped.
+func warpAlias(c *cli.Context) (elbo string, warp bool, err error) {
+	elbo, warp = c.String("elbo"), c.Bool("warp")
+	if !strings.EqualFold(elbo, "w") {
+		return elbo, warp, nil
+	}
+	if c.IsSet("warp") && !warp {
+		return "", false, fmt.Errorf("--elbo w is --elbo lbo --warp: it cannot be given with --warp=false")
+	}
+	return "lbo", true, nil
 }
 
 // notKept are the flags a run does not keep for its resumes: where it is
@@ -281,7 +292,7 @@ func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 
 // printSummary prints a finished run's best objects and writes
 // DIR/best.png.
-func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) error {
+func printSummary(c *cli.Context, dir, taskName string, cfg bo.Config, res *bo.Result) error {
 	if res.Resumed > 0 {
 		fmt.Printf("resumed %d queries from %s (%d GP fits repeated to rebuild the warm start)\n", res.Resumed,
 			filepath.Join(dir, bo.JournalFile), res.ReplayedFits)
@@ -317,7 +328,7 @@ func printSummary(c *cli.Context, dir string, cfg bo.Config, res *bo.Result) err
 		return err
 	}
 	plotPath := filepath.Join(dir, "best.png")
-	title := fmt.Sprintf("%s, %s, seed %d", cfg.Extra["task"], cfg.Strategy, cfg.Seed)
+	title := fmt.Sprintf("%s, %s, seed %d", taskName, cfg.Strategy, cfg.Seed)
 	if err := writeBestPlot(plotPath, title, bo.GroupCurves([]bo.Curve{cv})); err != nil {
 		return err
 	}

@@ -205,3 +205,57 @@ func TestEncodeSkipsGrammarErrors(t *testing.T) {
 			math.IsNaN(z[d]), math.IsNaN(z[2*d]))
 	}
 }
+
+// TestWarpAlias: --warp is the loop's, and --elbo w, W-LBO's name, is
+// --elbo lbo --warp: both spellings make the same run, whose config.json
+// says elbo w and warp true as runs made with --elbo w always have, so
+// each resumes the other; a run without the warping is another run, and
+// --elbo w with --warp=false is refused.
+func TestWarpAlias(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	args := func(run string, extra ...string) []string {
+		return append([]string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "1", "--retrain-every", "2",
+			"--retrain-epochs", "0.2", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+			"--raw-samples", "64", "--restarts", "2", "--decode-attempts", "2", "--seed", "3", "--run-dir", run}, extra...)
+	}
+	alias, flag, plain := filepath.Join(dir, "alias"), filepath.Join(dir, "flag"), filepath.Join(dir, "plain")
+	for run, extra := range map[string][]string{alias: {"--elbo", "w"}, flag: {"--elbo", "lbo", "--warp"}, plain: {"--elbo", "lbo"}} {
+		if err := runCLI(args(run, extra...)...); err != nil {
+			t.Fatalf("%s: %v", extra, err)
+		}
+	}
+	config := readFile(t, filepath.Join(alias, bo.ConfigFile))
+	if got := readFile(t, filepath.Join(flag, bo.ConfigFile)); got != config {
+		t.Errorf("--elbo lbo --warp recorded\n%s\n--elbo w\n%s", got, config)
+	}
+	c, err := bo.ReadCurve(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := c.Field("elbo"); e != "w" {
+		t.Errorf("--elbo w recorded elbo %q, want w", e)
+	}
+	if w, _ := c.Field("warp"); w != "true" {
+		t.Errorf("--elbo w recorded warp %q, want true", w)
+	}
+	// The warping reaches the GP: its fits journal the warping's range.
+	for run, want := range map[string]bool{alias: true, flag: true, plain: false} {
+		if got := strings.Contains(readFile(t, filepath.Join(run, bo.JournalFile)), `"warp_min"`); got != want {
+			t.Errorf("%s: journal has a warped GP fit: %v, want %v", filepath.Base(run), got, want)
+		}
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", alias, "--elbo", "lbo", "--warp", "--budget", "2"); err != nil {
+		t.Errorf("--elbo w run resumed with --elbo lbo --warp: %v", err)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", flag, "--elbo", "w", "--budget", "2"); err != nil {
+		t.Errorf("--elbo lbo --warp run resumed with --elbo w: %v", err)
+	}
+	err = runCLI("optimize", "--resume", "--run-dir", plain, "--elbo", "w")
+	if err == nil || !strings.Contains(err.Error(), `warp: the run has "false", now "true"`) {
+		t.Errorf("unwarped run resumed with --elbo w: %v, want a refusal naming warp", err)
+	}
+	err = runCLI(args(t.TempDir(), "--elbo", "w", "--warp=false")...)
+	if err == nil || !strings.Contains(err.Error(), "--warp=false") {
+		t.Errorf("--elbo w --warp=false: %v, want a refusal naming both", err)
+	}
+}

@@ -366,7 +366,7 @@ const (
 func elboFlags(t task.Task, elbo string) []cli.Flag {
 	def := taskDefault(t)
 	return []cli.Flag{
-		&cli.StringFlag{Name: "elbo", Value: elbo, Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is LBO with a warped GP)"},
+		&cli.StringFlag{Name: "elbo", Value: elbo, Usage: "objective: " + strings.Join(models.ELBONames(), ", ") + " (w is lbo's; optimize --elbo w is --elbo lbo --warp)"},
 		def(&cli.Float64Flag{Name: "metric-weight", Usage: "beta_metric, the metric-loss weight"}, func(d task.Defaults) string { return fmtFloat(d.MetricWeight) }),
 		def(&cli.Float64Flag{Name: "pred-weight", Usage: "beta_TP, the target-prediction weight"}, func(d task.Defaults) string { return fmtFloat(d.PredWeight) }),
 		def(&cli.Float64Flag{Name: "eta", Usage: "metric-loss threshold between positives and negatives"}, func(d task.Defaults) string { return fmtFloat(d.Eta) }),

@@ -68,24 +68,19 @@ func ParseRepeats(s string) (Repeats, error) {
 	return "", fmt.Errorf("--repeats %q: want skip or authors", s)
 }
 
-// Acq is an acquisition function (--acq).
-type Acq string
-
-// Acquisition functions.
-const (
-	AcqEI    Acq = "ei"
-	AcqLogEI Acq = "logei"
-)
-
-// ParseAcq returns the acquisition function named s; the error names the
-// flag.
-func ParseAcq(s string) (Acq, error) {
-	switch v := Acq(s); v {
-	case AcqEI, AcqLogEI:
-		return v, nil
+// ParseAcq returns the acquisition function named s (acq.ParseKind's
+// names); the loop maximises EI or log-EI, so the error, naming the flag,
+// also refuses UCB.
+func ParseAcq(s string) (acq.Kind, error) {
+	k, err := acq.ParseKind(s)
+	if err != nil || !loopAcq(k) {
+		return 0, fmt.Errorf("--acq %q: want ei or logei", s)
 	}
-	return "", fmt.Errorf("--acq %q: want ei or logei", s)
+	return k, nil
 }
+
+// loopAcq reports whether the loop maximises acquisition k.
+func loopAcq(k acq.Kind) bool { return k == acq.KindEI || k == acq.KindLogEI }
 
 // ParseKernel returns the GP kernel named s; the error names the flag.
 func ParseKernel(s string) (gp.Kernel, error) {
@@ -146,11 +141,11 @@ type Config struct {
 	// goes stale (GPRefitAuto), the posterior conditioned exactly on the
 	// points in between (see GPRefit).
 	GPRefit GPRefit
-	// Warp learns a Kumaraswamy input warping with the GP (W-LBO; set from
-	// the ELBO's models.ELBO.WarpGP).
+	// Warp learns a Kumaraswamy input warping with the GP (--warp; W-LBO is
+	// LBO's objective with it).
 	Warp bool
-	// Acq is AcqEI or AcqLogEI.
-	Acq Acq
+	// Acq is acq.KindEI or acq.KindLogEI; config.json records its name.
+	Acq acq.Kind
 	// BestQuantile sets EI's incumbent to this quantile of the standardised
 	// targets (the reference's 0.9; 1 is the maximum).
 	BestQuantile float64
@@ -197,8 +192,11 @@ type Config struct {
 	LabelledFraction float64
 	// Seed determines every random choice of the run.
 	Seed uint64
-	// Extra records settings the loop does not read but that change the
-	// results (task, data, model file, ELBO, device); resume compares them.
+	// Extra is the run's identity that its caller owns: settings the loop
+	// does not read but that change the results (internal/task records
+	// the task, ELBO, checkpoint, data source, device, ...). Run adds its
+	// own (the direction, the data's digest); config.json records them
+	// all beside the loop's settings, and resume compares them.
 	Extra map[string]string
 }
 
@@ -221,7 +219,7 @@ func DefaultConfig() Config {
 		Kernel:           gp.RBF,
 		GPObjective:      gp.Titsias,
 		GPRefit:          GPRefitEvery,
-		Acq:              AcqEI,
+		Acq:              acq.KindEI,
 		BestQuantile:     0.9,
 		RawSamples:       acq.DefaultRawSamples,
 		Restarts:         acq.DefaultRestarts,
@@ -268,8 +266,8 @@ func (c Config) Validate() error {
 		return bad("gp-objective", strconv.Quote(string(c.GPObjective)), `"titsias" or "fitc"`)
 	case !validGPRefit(c.GPRefit):
 		return bad("gp-refit", strconv.Quote(string(c.GPRefit)), `"every", "auto" or a positive integer`)
-	case c.Acq != AcqEI && c.Acq != AcqLogEI:
-		return bad("acq", strconv.Quote(string(c.Acq)), `"ei" or "logei"`)
+	case !loopAcq(c.Acq):
+		return bad("acq", strconv.Quote(c.Acq.String()), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
 		return bad("best-quantile", c.BestQuantile, "in [0, 1]")
 	case !(c.Tau >= 0) || math.IsInf(c.Tau, 0):
@@ -331,7 +329,7 @@ func (c Config) Fields() []Field {
 		{"gp-objective", string(c.GPObjective)},
 		{"gp-refit", string(c.GPRefit)},
 		{"warp", strconv.FormatBool(c.Warp)},
-		{"acq", string(c.Acq)},
+		{"acq", c.Acq.String()},
 		{"best-quantile", f(c.BestQuantile)},
 		{"tau", f(c.Tau)},
 		{"raw-samples", i(c.RawSamples)},

@@ -18,6 +18,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tlbo-native/tlbo-native/internal/acq"
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/bo/botest"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
@@ -610,9 +611,9 @@ func TestBadInput(t *testing.T) {
 	p, data := newToy(t)
 	dir := t.TempDir()
 	cfg := toyConfig()
-	cfg.Acq = "pi"
+	cfg.Acq = acq.KindUCB // the loop maximises EI or log-EI only
 	if _, err := bo.Run(cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "acq") {
-		t.Errorf("acq pi: %v, want an error naming acq", err)
+		t.Errorf("acq ucb: %v, want an error naming acq", err)
 	}
 	bad := bo.Data[[]float64]{Objects: data.Objects[:2], Scores: []float64{1, math.NaN()}}
 	if _, err := bo.Run(toyConfig(), p.Task(), p.Model(), bad, bo.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "score 1") {

@@ -125,7 +125,7 @@ func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (propo
 	lower, upper := unitBox(d)
 	var target acq.Function = fn
 	if len(tried) > 0 {
-		target = newExclusion(fn, s.cfg.Acq == AcqLogEI, f.nz, tried)
+		target = newExclusion(fn, s.cfg.Acq == acq.KindLogEI, f.nz, tried)
 	}
 	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (propo
 // acquisition returns the configured acquisition function of model m with
 // incumbent bestF.
 func (s *surrogate) acquisition(m *gp.Model, bestF float64) acq.Acquisition {
-	if s.cfg.Acq == AcqLogEI {
+	if s.cfg.Acq == acq.KindLogEI {
 		return acq.NewLogEI(m, bestF)
 	}
 	return acq.NewEI(m, bestF)

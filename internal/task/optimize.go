@@ -3,6 +3,7 @@ package task
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
@@ -97,16 +98,9 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		return nil, fmt.Errorf("--vae: %w", err)
 	}
 	cfg := req.Config
-	extra := map[string]string{}
-	for k, v := range cfg.Extra {
-		extra[k] = v
-	}
-	extra["task"] = d.s.Name
-	extra["vae-sha256"] = sum[:16]
+	extra := d.runIdentity(env, req, sum)
 	extra["data-source"] = ds.Source
-	for k, v := range obj.Describe() {
-		extra[k] = v
-	}
+	maps.Copy(extra, obj.Describe())
 	var initial []bo.Evaluation
 	switch {
 	case d.drawsStart(env):
@@ -177,4 +171,41 @@ func (d *Defined[O, E]) EncodeDataset(env *Env, vae string) ([]float64, []float6
 		return nil, nil, "", fmt.Errorf("encode: %w", err)
 	}
 	return z, ds.Scores, ds.Source, nil
+}
+
+// runIdentity returns the settings of a run that the task layer owns, as
+// config.json records them beside the loop's own and resume compares them
+// (bo.Config.Extra): the task, the caller's extra fields, the retraining's
+// objective and batches, the device, the decoder's attempts and the
+// checkpoint's digest vaeSum. Optimize adds the data's source, the
+// objective's description and the start's calls; bo.Run the direction and
+// the data's digest.
+func (d *Defined[O, E]) runIdentity(env *Env, req OptimizeRequest, vaeSum string) map[string]string {
+	e, m := req.Model.ELBO, req.Model
+	id := maps.Clone(req.Config.Extra)
+	if id == nil {
+		id = map[string]string{}
+	}
+	maps.Copy(id, map[string]string{
+		"task": d.s.Name,
+		"elbo": elboField(e, req.Config.Warp),
+		"elbo-params": fmt.Sprintf("metric-weight=%g pred-weight=%g eta=%g nu=%g margin=%g", e.MetricWeight, e.PredWeight,
+			e.Metric.Eta, e.Metric.Nu, e.Metric.Margin),
+		"retrain":         fmt.Sprintf("batch=%d clip=%g", m.BatchSize, m.GradClip),
+		"device":          env.Device.String(),
+		"decode-attempts": strconv.Itoa(m.Decode.Attempts),
+		"vae-sha256":      vaeSum[:16],
+	})
+	return id
+}
+
+// elboField is the objective a run's configuration records (its "elbo"
+// field): w, W-LBO's name, for LBO's objective with a warped GP (as runs
+// made with --elbo w, and optimize --elbo lbo --warp, record it, so that
+// both spellings are the same run), else the objective's name.
+func elboField(e models.ELBO, warp bool) string {
+	if warp && (e.Name == "lbo" || e.Name == "w") {
+		return "w"
+	}
+	return e.Name
 }

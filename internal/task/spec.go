@@ -165,9 +165,11 @@ type ImportRequest struct{ From, Out string }
 type OptimizeRequest struct {
 	// Model is the pretrained checkpoint and its retraining.
 	Model ModelRequest
-	// Config is the loop's configuration; the run adds to its Extra the
-	// checkpoint's digest, the data's source and the objective's
-	// description.
+	// Config is the loop's configuration; the run records in its Extra
+	// the settings the task layer owns (the task, Model's objective,
+	// batches and decoding, the device, the checkpoint's digest, the
+	// data's source and the objective's description), over any the caller
+	// put there.
 	Config bo.Config
 	// Options are the run directory, resume and progress.
 	Options bo.Options

@@ -10,9 +10,12 @@ import (
 
 // StepTimes splits one training step in milliseconds: batching, the tree
 // encoder, the graph encoder, the tree decoder's loss, the assembly loss, and
-// backward with clipping and the Adam update.
+// backward with clipping and the Adam update; and the step's loss.
 type StepTimes struct {
 	Collate, Tree, Graph, Decoder, Assembly, Backward float64
+	// Loss is the step's training loss, before its update (read after
+	// the timed parts: no part of the split).
+	Loss float64
 }
 
 // Total is the whole step in milliseconds.
@@ -80,5 +83,9 @@ func (m *Model) TimedStep(opt *optim.Adam, ex []Example, beta float64) (StepTime
 	if err := opt.Step(); err != nil {
 		return st, err
 	}
-	return st, lap(&st.Backward)
+	if err := lap(&st.Backward); err != nil {
+		return st, err
+	}
+	st.Loss, err = total.Item()
+	return st, err
 }
