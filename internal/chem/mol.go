@@ -1,6 +1,7 @@
 // Package chem is RDKit for tlbo-native, through the plain-C ABI of native/chem:
 // molecules as handles (Mol, closed with Close), SMILES, rings, atom and bond
-// fields, editing, stereo, Crippen logP, Morgan fingerprints and drawing; RDKit's
+// fields, editing, stereo, Crippen logP, Morgan fingerprints, drawing and 2D
+// molfiles; RDKit's
 // descriptors by name (Descriptor), SMARTS queries (Query, Matches), hydrogens,
 // distance matrices, count fingerprints (Morgan with feature invariants, atom
 // pairs) and their Tanimoto similarity for the molecule objectives; and,
