@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
@@ -264,6 +265,11 @@ type Spec[O, E any] struct {
 	Import func(env *Env, req ImportRequest) error
 	// Plots writes pictures of a run's best objects (optional).
 	Plots func(env *Env, dir string, best []Scored[O]) error
+	// Handout, when set, writes the objects an ask hands out (its CSV's
+	// rows) in a file of the task's own beside the CSV, whose path without
+	// its extension is base, and returns the file's path (the molecule
+	// task's base.sdf). It writes nothing when it fails. Optional.
+	Handout func(base string, handed []manual.Proposal) (string, error)
 }
 
 // Validate checks that the required parts are there.
