@@ -245,7 +245,7 @@ func (d *Defined[O, E]) handOut(env *Env, m *manualObjective[O], req *ManualRequ
 
 // handoutPicture draws the handed-out objects as the task draws a run's
 // best (Spec.Plots: a grid of molecules or designs), each titled with its
-// predicted score and its id as the query number, into path.
+// predicted score and its id (Scored.Title), into path.
 func (d *Defined[O, E]) handoutPicture(env *Env, m *manualObjective[O], path string, handed []manual.Proposal) (string, error) {
 	tmp, err := os.MkdirTemp(filepath.Dir(path), ".handout-*")
 	if err != nil {
@@ -258,7 +258,7 @@ func (d *Defined[O, E]) handoutPicture(env *Env, m *manualObjective[O], path str
 		if err != nil {
 			return "", fmt.Errorf("id %d: %w", p.ID, err)
 		}
-		scored[i] = Scored[O]{Object: o, Score: math.NaN(), Query: p.ID}
+		scored[i] = Scored[O]{Object: o, Score: math.NaN(), ID: p.ID}
 		if p.Mean != nil {
 			scored[i].Score = *p.Mean
 		}
