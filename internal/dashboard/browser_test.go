@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,10 @@ func TestBrowserAsks(t *testing.T) {
 	rows("handed out", "1 CCO, 2 c1ccccc1")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.notReloaded = "yes"`)); err != nil {
 		t.Fatal(err)
+	}
+	if msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("status").textContent`)); err != nil ||
+		!strings.HasPrefix(msg, "updated") {
+		t.Errorf("the page's status reads %q (%v), want an update without failure", msg, err)
 	}
 	tell(t, dir, 1, 0.5)
 	rows("after telling id 1", "2 c1ccccc1")

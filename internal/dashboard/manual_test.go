@@ -97,6 +97,10 @@ func TestManualAsksStart(t *testing.T) {
 	if _, body := get(t, s, "/api/runs"); !strings.Contains(body, `"id":"lab"`) {
 		t.Fatalf("the manual run being set up is not listed: %s", body)
 	}
+	// The page iterates these: a run without evaluations has empty lists.
+	if _, body := get(t, s, "/api/view?run=lab"); !strings.Contains(body, `"best":[]`) || !strings.Contains(body, `"gp":[]`) {
+		t.Errorf("a run without evaluations: %s, want empty lists of best objects and GP fits", body)
+	}
 	asks, told := asksOf(t, s, "lab")
 	if len(asks) != 3 || asks[1].Object != "CCO" || asks[3].Object != "CC(=O)O" || told != 0 {
 		t.Fatalf("asks %+v (%d told), want ids 1 to 3 with the start's objects", asks, told)

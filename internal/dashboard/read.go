@@ -243,7 +243,7 @@ func readRun(id, dir string) (*Run, error) {
 		}
 	}
 	if r.manual != nil && fields == nil {
-		r.Budget, r.Maximize = r.manual.Budget, r.manual.Maximize
+		r.Budget = r.manual.Budget
 	}
 	name, b, mod, err := readJournalFile(dir)
 	switch {
@@ -340,7 +340,7 @@ type Best struct {
 // best returns the run's n best distinct successful evaluations, best first.
 func (r *Run) best(n int) []Best {
 	seen := map[string]bool{}
-	var out []Best
+	out := []Best{} // [], not null, before the first evaluation: the page iterates it
 	for _, q := range r.state.complete() {
 		if !q.Valid || q.Known || q.Failure != "" || seen[q.Object] {
 			continue
@@ -369,7 +369,7 @@ type GPPoint struct {
 
 // gpFits returns the journal's GP fits in query order.
 func (r *Run) gpFits() []GPPoint {
-	var out []GPPoint
+	out := []GPPoint{}
 	for i, q := range r.state.queries {
 		if q.GP == nil {
 			continue
