@@ -172,10 +172,11 @@ func printManual(dir string, req *task.ManualRequest) {
 	case len(r.Handed) > 0:
 		fmt.Fprintf(os.Stderr, "handed out %d objects (ids %d to %d) to %s", len(r.Handed), r.Handed[0].ID, r.Handed[len(r.Handed)-1].ID, where)
 		if len(r.Files) > 1 {
-			fmt.Fprintf(os.Stderr, " (and %s)", filepath.Base(r.Files[1]))
+			fmt.Fprintf(os.Stderr, " (and %s", filepath.Base(r.Files[1]))
 			for _, f := range r.Files[2:] {
 				fmt.Fprintf(os.Stderr, ", %s", filepath.Base(f))
 			}
+			fmt.Fprint(os.Stderr, ")")
 		}
 		fmt.Fprintln(os.Stderr)
 	case r.Done:

@@ -472,4 +472,24 @@ func TestAskTellMolecule(t *testing.T) {
 	if !slices.Contains(files, filepath.Join(dir, "batch1.png")) {
 		t.Errorf("ask wrote %v, want the molecules drawn too", files)
 	}
+	// The SDF beside the CSV: a record per row, in id order, with its id and SMILES.
+	sdf, err := os.ReadFile(filepath.Join(dir, "batch1.sdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int
+	for _, rec := range strings.Split(strings.TrimSuffix(string(sdf), "$$$$\n"), "$$$$\n") {
+		_, idText, _ := strings.Cut(rec, "> <id>\n")
+		_, smiles, _ := strings.Cut(rec, "> <smiles>\n")
+		idText, _, _ = strings.Cut(idText, "\n")
+		smiles, _, _ = strings.Cut(smiles, "\n")
+		id, _ := strconv.Atoi(idText)
+		if r, ok := rows[id]; !ok || r[1] != smiles || !strings.HasPrefix(rec, "id "+idText+"\n") {
+			t.Errorf("SDF record of id %q, SMILES %q: not a row of the CSV %v", idText, smiles, rows)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) != len(rows) || !slices.IsSorted(ids) {
+		t.Errorf("SDF records of ids %v, want the CSV's %d in order", ids, len(rows))
+	}
 }

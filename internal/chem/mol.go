@@ -1,11 +1,12 @@
 // Package chem is RDKit for tlbo-native, through the plain-C ABI of native/chem:
 // molecules as handles (Mol, closed with Close), SMILES, rings, atom and bond
-// fields, editing, stereo, Crippen logP, Morgan fingerprints and drawing; RDKit's
-// descriptors by name (Descriptor), SMARTS queries (Query, Matches), hydrogens,
-// distance matrices, count fingerprints (Morgan with feature invariants, atom
-// pairs) and their Tanimoto similarity for the molecule objectives; and,
-// on top of those, the junction tree of JT-VAE (Decompose), its attachment
-// candidates (Candidates) and assembly (Attach).
+// fields, editing, stereo, Crippen logP, Morgan fingerprints, drawing and 2D
+// molfiles (MolBlock2D); RDKit's descriptors by name (Descriptor), SMARTS
+// queries (Query, Matches), hydrogens, distance matrices, count fingerprints
+// (Morgan with feature invariants, atom pairs) and their Tanimoto similarity
+// for the molecule objectives; and, on top of those, the junction tree of
+// JT-VAE (Decompose), its attachment candidates (Candidates) and assembly
+// (Attach).
 //
 // A Mol is not safe for concurrent use; distinct Mols may be used from distinct
 // goroutines.

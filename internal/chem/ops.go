@@ -120,6 +120,20 @@ func (m *Mol) DrawPNG(width, height int) ([]byte, error) {
 	return C.GoBytes(unsafe.Pointer(buf), C.int(n)), nil
 }
 
+// MolBlock2D returns an MDL molfile of the molecule laid out in 2D by
+// RDKit (compute2DCoords in its canonical orientation, every z 0),
+// kekulised and with its stereo, as a record of an SD file holds it: V2000,
+// or V3000 for a molecule V2000 cannot hold (over 999 atoms or bonds). Its
+// title line is empty. The molecule itself is unchanged; one RDKit cannot
+// kekulise is an error.
+func (m *Mol) MolBlock2D() (string, error) {
+	var out *C.char
+	if err := m.call("2D molfile", func(msg **C.char) C.int { return C.tlbo_chem_molblock_2d(m.p, &out, msg) }); err != nil {
+		return "", err
+	}
+	return takeString(out), nil
+}
+
 // NumAtoms returns the number of atoms (0 for a closed molecule).
 func (m *Mol) NumAtoms() int {
 	if m == nil || m.p == nil {

@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 )
 
 // chromium returns Debian's chromium, skipping the test when it is missing
@@ -31,6 +33,69 @@ func chromium(t *testing.T) string {
 	}
 	t.Skip("no chromium on PATH: the headless browser test is skipped (install Debian's chromium, or set TLBO_REQUIRE_BROWSER to make this a failure)")
 	return ""
+}
+
+// headless starts headless Chromium (exe) for the test, stopped at its
+// end, and returns its context, which times out after a minute.
+func headless(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.Flag("headless", true), chromedp.WindowSize(1200, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancel(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// TestBrowserAsks: the page of a manual run lists the ids awaiting their
+// results, and one told leaves the list without a reload.
+func TestBrowserAsks(t *testing.T) {
+	exe := chromium(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "lab")
+	writeFlags(t, dir, map[string]string{"objective": manual.Objective, "budget": "4"})
+	st, err := manual.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.State.Start = []string{"CCO", "c1ccccc1"}
+	if err := st.Hand([]int{1, 2}, float64(time.Now().Unix())); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	ctx := headless(t, exe)
+	rows := func(what, want string) {
+		t.Helper()
+		js := `[...document.querySelectorAll('#asks tbody tr')].map(r => r.dataset.id + ' ' + r.cells[1].textContent).join(', ')`
+		wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(wait, chromedp.Poll[bool](js+` === '`+want+`'`)); err != nil {
+			got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+			t.Fatalf("%s: the pending asks read %q (%v), want %q", what, got, err, want)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/run?run=lab")); err != nil {
+		t.Fatal(err)
+	}
+	rows("handed out", "1 CCO, 2 c1ccccc1")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.notReloaded = "yes"`)); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("status").textContent`)); err != nil ||
+		!strings.HasPrefix(msg, "updated") {
+		t.Errorf("the page's status reads %q (%v), want an update without failure", msg, err)
+	}
+	tell(t, dir, 1, 0.5)
+	rows("after telling id 1", "2 c1ccccc1")
+	if v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.notReloaded`)); err != nil || v != "yes" {
+		t.Errorf("the page reloaded (%q, %v)", v, err)
+	}
 }
 
 // TestBrowser loads a run page in headless Chromium, checks the curve's
@@ -61,14 +126,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", true), chromedp.WindowSize(1200, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := headless(t, exe)
 
 	// points returns the number of points of the run's curve on the page
 	// once the page has drawn it.

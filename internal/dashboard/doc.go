@@ -10,7 +10,12 @@
 // best objects (molecules drawn by RDKit through internal/chem, topology
 // designs as images, other objects as text), the GP's fit per round from
 // the journal's gp records, the trust region's length, and a 2-D PCA map of
-// the evaluated latent points coloured by score.
+// the evaluated latent points coloured by score. Of a manual run
+// (--objective manual: ask and tell) it also lists the objects awaiting
+// their results, with their age and predicted score, as manual.Status
+// reads them for `tlbo-native status` (the same reader, not a second one);
+// such a run is listed from its set-up on, before it has a configuration
+// or a journal.
 //
 // The page polls a JSON endpoint every few seconds and redraws, so a run
 // being written is followed without a reload. The journal is the live
@@ -24,7 +29,9 @@
 // network at run time. The assets are embedded in the binary (embed.FS).
 //
 // Safety: the server binds 127.0.0.1 unless told otherwise; it reads only
-// the files it names itself (config.json, the journal, results.npz) inside
+// the files it names itself (config.json, the journal, results.npz, and of
+// a manual run what status reads: flags.json, manual.json, told.json,
+// initial.npz) inside
 // run directories it found by walking the root without following symlinks,
 // and refuses a run name that is absolute or holds "..", and any file whose
 // symlinks resolve outside the root. It opens no file for writing.

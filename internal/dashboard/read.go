@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 )
 
@@ -199,21 +200,29 @@ type Run struct {
 	// Torn, when set, says a torn last line was skipped.
 	Torn string `json:"torn,omitempty"`
 
-	repeats  string
-	fields   []bo.Field
-	curve    []float64
-	state    *journalState
-	dir      string
-	readTime time.Time
+	repeats string
+	// manual is where a manual run stands (nil for another run), or
+	// manualErr why it could not be read.
+	manual    *manual.Report
+	manualErr error
+	fields    []bo.Field
+	curve     []float64
+	state     *journalState
+	dir       string
+	readTime  time.Time
 }
 
 // readRun reads the run in dir (checked to lie inside the root) as id.
+// A manual run whose start is being measured has no configuration and no
+// journal yet: it is read as a run with no evaluation.
 func readRun(id, dir string) (*Run, error) {
+	setUp := isManualSetUp(dir)
 	fields, err := bo.ReadConfigFields(dir)
-	if err != nil {
+	if err != nil && !(setUp && errors.Is(err, fs.ErrNotExist)) {
 		return nil, err
 	}
 	r := &Run{ID: id, dir: dir, fields: fields}
+	r.manual, r.manualErr = readManual(dir)
 	get := func(name string) string {
 		for _, f := range fields {
 			if f.Name == name {
@@ -233,8 +242,18 @@ func readRun(id, dir string) (*Run, error) {
 			return nil, fmt.Errorf("%s: field maximize %q: %w", filepath.Join(dir, bo.ConfigFile), v, err)
 		}
 	}
+	if r.manual != nil && fields == nil {
+		r.Budget = r.manual.Budget
+	}
 	name, b, mod, err := readJournalFile(dir)
-	if err != nil {
+	switch {
+	case setUp && errors.Is(err, fs.ErrNotExist):
+		info, err := os.Stat(filepath.Join(dir, manual.StateFile))
+		if err != nil {
+			return nil, err
+		}
+		mod = info.ModTime()
+	case err != nil:
 		return nil, err
 	}
 	r.Updated = mod.UTC().Format(time.RFC3339)
@@ -321,7 +340,7 @@ type Best struct {
 // best returns the run's n best distinct successful evaluations, best first.
 func (r *Run) best(n int) []Best {
 	seen := map[string]bool{}
-	var out []Best
+	out := []Best{} // [], not null, before the first evaluation: the page iterates it
 	for _, q := range r.state.complete() {
 		if !q.Valid || q.Known || q.Failure != "" || seen[q.Object] {
 			continue
@@ -350,7 +369,7 @@ type GPPoint struct {
 
 // gpFits returns the journal's GP fits in query order.
 func (r *Run) gpFits() []GPPoint {
-	var out []GPPoint
+	out := []GPPoint{}
 	for i, q := range r.state.queries {
 		if q.GP == nil {
 			continue

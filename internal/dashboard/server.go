@@ -143,7 +143,7 @@ func (s *Server) resolve(id string) (string, error) {
 	if err := s.inside(dir); err != nil {
 		return "", fmt.Errorf("run %q: %w", id, err)
 	}
-	for _, name := range []string{bo.ConfigFile, bo.JournalFile, bo.JournalFile + ".gz", bo.ResultsFile} {
+	for _, name := range runFiles() {
 		p := filepath.Join(dir, name)
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -168,10 +168,16 @@ func (s *Server) inside(p string) error {
 	return nil
 }
 
-// isRun reports whether dir holds a run: a configuration and a journal.
+// runFiles are the files of a run that the server reads.
+func runFiles() []string {
+	return append([]string{bo.ConfigFile, bo.JournalFile, bo.JournalFile + ".gz", bo.ResultsFile}, manualFiles...)
+}
+
+// isRun reports whether dir holds a run: a configuration and a journal,
+// or a manual run whose start is being measured.
 func isRun(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, bo.ConfigFile)); err != nil {
-		return false
+		return isManualSetUp(dir)
 	}
 	for _, name := range []string{bo.JournalFile, bo.JournalFile + ".gz"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
@@ -215,7 +221,7 @@ func (s *Server) runIDs() ([]string, error) {
 // stamp identifies the state of a run's files: their sizes and times.
 func stamp(dir string) string {
 	var b strings.Builder
-	for _, name := range []string{bo.ConfigFile, bo.JournalFile, bo.JournalFile + ".gz", bo.ResultsFile} {
+	for _, name := range runFiles() {
 		if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			fmt.Fprintf(&b, "%s:%d:%d;", name, info.Size(), info.ModTime().UnixNano())
 		}
@@ -353,6 +359,9 @@ type Detail struct {
 	Map   []MapPoint `json:"map"`
 	Torn  string     `json:"torn,omitempty"`
 	Label string     `json:"label"`
+	// Asks are a manual run's objects awaiting their measurement (absent
+	// for another run).
+	Asks *Asks `json:"asks,omitempty"`
 }
 
 // View is the JSON of a run page.
@@ -409,7 +418,7 @@ func (s *Server) view(ids []string, focus string) (*View, error) {
 		}
 	}
 	v.Detail = &Detail{ID: f.ID, Task: f.Task, Best: f.best(bestShown), GP: f.gpFits(), TR: f.trustRegion(), Map: f.latentMap(),
-		Torn: f.Torn, Label: fmt.Sprintf("%s %s elbo=%s seed=%s", f.Task, f.Strategy, f.ELBO, f.Seed)}
+		Torn: f.Torn, Label: fmt.Sprintf("%s %s elbo=%s seed=%s", f.Task, f.Strategy, f.ELBO, f.Seed), Asks: f.asks(time.Now())}
 	return v, nil
 }
 

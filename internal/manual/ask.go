@@ -28,19 +28,26 @@ func WriteAsk(w io.Writer, ps []Proposal) error {
 	if err := cw.Write(AskHeader); err != nil {
 		return err
 	}
+	for _, p := range ps {
+		if err := cw.Write(p.Row()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Row is the proposal's cells under AskHeader, as ask writes them (a
+// number absent is empty); a task's own file of the hand-out (the
+// molecule task's SDF) gives the same values.
+func (p Proposal) Row() []string {
 	num := func(v *float64) string {
 		if v == nil {
 			return ""
 		}
 		return strconv.FormatFloat(*v, 'g', 6, 64)
 	}
-	for _, p := range ps {
-		if err := cw.Write([]string{strconv.Itoa(p.ID), p.Object, num(p.Mean), num(p.SD), num(p.Acq)}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return []string{strconv.Itoa(p.ID), p.Object, num(p.Mean), num(p.SD), num(p.Acq)}
 }
 
 // Hand records the ids handed out at time now (StateFile, atomically).

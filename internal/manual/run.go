@@ -61,6 +61,9 @@ type Pending struct {
 	Handed time.Time
 	// Told says its result is told and waits to be journaled.
 	Told bool
+	// Mean and SD are the GP's predicted score and its standard deviation
+	// at the proposal, as ask wrote them (nil for the start).
+	Mean, SD *float64
 }
 
 // Report is where a manual run stands (status).
@@ -131,8 +134,8 @@ func Status(dir string) (Report, error) {
 			r.Best, r.BestID = *t.Score, id
 		}
 	}
-	pend := func(id int, key string) {
-		p := Pending{ID: id, Object: key}
+	pend := func(id int, key string, mean, sd *float64) {
+		p := Pending{ID: id, Object: key, Mean: mean, SD: sd}
 		if at, ok := s.State.Handed[id]; ok {
 			p.Handed = time.Unix(0, int64(at*1e9))
 		}
@@ -145,7 +148,7 @@ func Status(dir string) (Report, error) {
 			r.BestObject = k
 		}
 		if !startDone {
-			pend(i+1, k)
+			pend(i+1, k, nil, nil)
 		}
 	}
 	for i, q := range v.Queries {
@@ -157,7 +160,7 @@ func Status(dir string) (Report, error) {
 			r.BestObject = q.Object
 		}
 		if v.Pending[i] {
-			pend(id, q.Object)
+			pend(id, q.Object, q.Mean, q.SD)
 		} else if q.Valid && !q.Known {
 			r.Journaled++
 		}

@@ -38,7 +38,8 @@ type ManualRequest struct {
 type ManualResult struct {
 	// Handed are the objects handed out, in id order.
 	Handed []manual.Proposal
-	// Files are the files written (the CSV and any pictures).
+	// Files are the files written: the CSV, then the task's own (the
+	// molecule task's SDF) and any pictures.
 	Files []string
 	// Waiting counts the pending objects handed out before, whose results
 	// the run waits for.
@@ -214,10 +215,20 @@ func (d *Defined[O, E]) handOut(env *Env, m *manualObjective[O], req *ManualRequ
 			return nil, err
 		}
 	} else {
+		// The task's file first: an object it cannot write (RDKit cannot lay
+		// a molecule out) fails the ask before the CSV is there.
+		var own []string
+		if d.s.Handout != nil {
+			path, err := d.s.Handout(trimExt(req.Out), res.Handed)
+			if err != nil {
+				return nil, err
+			}
+			own = append(own, path)
+		}
 		if err := manual.WriteAtomic(req.Out, func(w io.Writer) error { return manual.WriteAsk(w, res.Handed) }); err != nil {
 			return nil, err
 		}
-		res.Files = append(res.Files, req.Out)
+		res.Files = append(append(res.Files, req.Out), own...)
 		if d.s.Plots != nil {
 			path, err := d.handoutPicture(env, m, trimExt(req.Out)+".png", res.Handed)
 			if err != nil {
@@ -234,7 +245,7 @@ func (d *Defined[O, E]) handOut(env *Env, m *manualObjective[O], req *ManualRequ
 
 // handoutPicture draws the handed-out objects as the task draws a run's
 // best (Spec.Plots: a grid of molecules or designs), each titled with its
-// predicted score and its id as the query number, into path.
+// predicted score and its id (Scored.Title), into path.
 func (d *Defined[O, E]) handoutPicture(env *Env, m *manualObjective[O], path string, handed []manual.Proposal) (string, error) {
 	tmp, err := os.MkdirTemp(filepath.Dir(path), ".handout-*")
 	if err != nil {
@@ -247,7 +258,7 @@ func (d *Defined[O, E]) handoutPicture(env *Env, m *manualObjective[O], path str
 		if err != nil {
 			return "", fmt.Errorf("id %d: %w", p.ID, err)
 		}
-		scored[i] = Scored[O]{Object: o, Score: math.NaN(), Query: p.ID}
+		scored[i] = Scored[O]{Object: o, Score: math.NaN(), ID: p.ID}
 		if p.Mean != nil {
 			scored[i].Score = *p.Mean
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/models"
 )
 
@@ -189,11 +190,29 @@ type Objective[O any] interface {
 }
 
 // Scored is an object found by a run, with its score and 1-based query
-// number.
+// number, or an object an ask hands out, with its predicted score (NaN:
+// none) and its id.
 type Scored[O any] struct {
 	Object O
 	Score  float64
 	Query  int
+	// ID is the object's id in a manual run (manual.Proposal); 0 for a
+	// run's query.
+	ID int
+}
+
+// Title is the object's title in a picture: its score in format (e.g.
+// "%.3f"), then "(id N)" or "(query N)"; only the latter when the score
+// is NaN.
+func (s Scored[O]) Title(format string) string {
+	ref := fmt.Sprintf("query %d", s.Query)
+	if s.ID > 0 {
+		ref = fmt.Sprintf("id %d", s.ID)
+	}
+	if math.IsNaN(s.Score) {
+		return ref
+	}
+	return fmt.Sprintf(format+" (%s)", s.Score, ref)
 }
 
 // Spec is what a task package provides: objects of type O, network examples
@@ -266,6 +285,11 @@ type Spec[O, E any] struct {
 	Import func(env *Env, req ImportRequest) error
 	// Plots writes pictures of a run's best objects (optional).
 	Plots func(env *Env, dir string, best []Scored[O]) error
+	// Handout, when set, writes the objects an ask hands out (its CSV's
+	// rows) in a file of the task's own beside the CSV, whose path without
+	// its extension is base, and returns the file's path (the molecule
+	// task's base.sdf). It writes nothing when it fails. Optional.
+	Handout func(base string, handed []manual.Proposal) (string, error)
 }
 
 // Validate checks that the required parts are there.

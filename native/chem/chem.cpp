@@ -8,11 +8,13 @@
 #include "chem.h"
 
 #include <GraphMol/Chirality.h>
+#include <GraphMol/Depictor/RDDepictor.h>
 #include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/ChemTransforms/ChemTransforms.h>
 #include <GraphMol/Descriptors/Lipinski.h>
 #include <GraphMol/Descriptors/MolDescriptors.h>
 #include <GraphMol/Descriptors/MolSurf.h>
+#include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/Fingerprints/AtomPairs.h>
 #include <GraphMol/Fingerprints/FingerprintUtil.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
@@ -449,6 +451,20 @@ int tlbo_chem_draw_png(const tlbo_mol *m, int width, int height, unsigned char *
     std::memcpy(p, text.data(), text.size());
     *png = p;
     *n = text.size();
+    return 0;
+  });
+}
+
+int tlbo_chem_molblock_2d(const tlbo_mol *m, char **out, char **err) {
+  return guard(err, [&] {
+    RDKit::ROMol copy(*m->mol);
+    // Laid out here, any conformer cleared: MolToMolBlock would write one the
+    // handle carried (3D). canonOrient as Python's rdDepictor.Compute2DCoords.
+    RDDepict::compute2DCoords(copy, nullptr, true);
+    std::string block = RDKit::MolToMolBlock(copy, true, -1, true, false);
+    char *p = dup(block);
+    if (!p) throw std::bad_alloc();
+    *out = p;
     return 0;
   });
 }

@@ -108,6 +108,13 @@ int tlbo_chem_sssr(tlbo_mol *m, int **atoms, int **sizes, int *n, char **err);
 int tlbo_chem_distance_matrix(const tlbo_mol *m, int use_bo, double *out, char **err);
 int tlbo_chem_draw_png(const tlbo_mol *m, int width, int height, unsigned char **png, size_t *n, char **err);
 
+/* A MDL molfile (MolToMolBlock, kekulised, with stereo) of a copy of m laid out
+ * in 2D (RDDepict::compute2DCoords, canonical orientation; z is 0): V2000, or
+ * V3000 where V2000 cannot hold the molecule (over 999 atoms or bonds). The
+ * title line is the molecule's _Name, empty when unset. *out is released with
+ * tlbo_chem_free; m is unchanged. */
+int tlbo_chem_molblock_2d(const tlbo_mol *m, char **out, char **err);
+
 /* Fields. */
 int tlbo_chem_num_atoms(const tlbo_mol *m);
 int tlbo_chem_num_bonds(const tlbo_mol *m);

@@ -201,7 +201,33 @@ function drawBest(d) {
   if (!d.best.length) box.textContent = "no successful evaluation yet";
 }
 
+// drawAsks lists a manual run's objects awaiting their results (status's
+// pending ids, the told ones left out), one row each.
+function drawAsks(d) {
+  const box = document.getElementById("asks-box"), tbody = document.querySelector("#asks tbody");
+  box.hidden = !d.asks;
+  tbody.replaceChildren();
+  if (!d.asks) return;
+  const a = d.asks;
+  document.getElementById("asks-told").textContent = a.error ? a.error :
+    `${a.pending.length} awaiting results` + (a.told ? `; ${a.told} told, journaled by the next ask` : "");
+  for (const p of a.pending) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = p.id;
+    const obj = p.object.length > 120 ? p.object.slice(0, 120) + "…" : p.object;
+    const age = p.age_s === null ? "not yet (the next ask)" : duration(p.age_s) + " ago";
+    [String(p.id), obj, age, fmt(p.mean), fmt(p.sd)].forEach((c, k) => {
+      const td = document.createElement("td");
+      if (k === 1) { const code = document.createElement("code"); code.textContent = c; td.append(code); } else td.textContent = c;
+      if (k !== 1 && k !== 2) td.className = "num";
+      tr.append(td);
+    });
+    tbody.append(tr);
+  }
+}
+
 function drawDetail(d) {
+  drawAsks(d);
   drawBest(d);
   document.getElementById("torn").textContent = d.torn || "";
   const scores = d.map.filter(p => !p.failed && p.score !== null).map(p => p.score);

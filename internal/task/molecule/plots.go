@@ -31,7 +31,7 @@ func plots(env *task.Env, dir string, best []task.Scored[string]) error {
 	var tiles []*plot.Plot
 	for _, s := range best {
 		smiles := s.Object
-		p, err := moleculeTile(fmt.Sprintf("%.3f (query %d)", s.Score, s.Query), smiles)
+		p, err := moleculeTile(s.Title("%.3f"), smiles)
 		if err != nil {
 			return fmt.Errorf("molecules plot: %q: %w", smiles, err)
 		}

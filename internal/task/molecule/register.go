@@ -117,6 +117,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		WriteObjects: task.WriteLines,
 		Import:       importCheckpoint,
 		Plots:        plots,
+		Handout:      writeHandoutSDF,
 	}
 }
 

@@ -67,7 +67,7 @@ func plots(env *task.Env, dir string, best []task.Scored[Design]) error {
 	}
 	tiles := []*plot.Plot{tile("target", designImage(obj.(Objective).Target))}
 	for _, s := range best {
-		tiles = append(tiles, tile(fmt.Sprintf("%.4f (query %d)", s.Score, s.Query), designImage(s.Object)))
+		tiles = append(tiles, tile(s.Title("%.4f"), designImage(s.Object)))
 	}
 	path := filepath.Join(dir, DesignsPlot)
 	if err := task.WriteTiles(path, tiles, min(plotColumns, len(tiles)), 2*vg.Inch); err != nil {
