@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,15 +112,14 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
-			printStatus(c, r)
+			printStatus(c.App.Writer, r)
 			return nil
 		},
 	}
 }
 
 // printStatus prints a manual run's report.
-func printStatus(c *cli.Context, r manual.Report) {
-	w := c.App.Writer
+func printStatus(w io.Writer, r manual.Report) {
 	version := "none yet (the first ask trains it)"
 	if r.Version >= 0 {
 		version = fmt.Sprintf("v%d", r.Version)
@@ -142,8 +142,17 @@ func printStatus(c *cli.Context, r manual.Report) {
 		if p.Told {
 			state += ", told (the next ask journals it)"
 		}
-		fmt.Fprintf(w, "  id %d  %s  %s\n", p.ID, state, p.Object)
+		fmt.Fprintf(w, "  id %d  %s%s  %s\n", p.ID, state, prediction(p), p.Object)
 	}
+}
+
+// prediction formats the GP's predicted score of a pending proposal as ask
+// wrote it; the start's objects have none.
+func prediction(p manual.Pending) string {
+	if p.Mean == nil || p.SD == nil {
+		return ""
+	}
+	return fmt.Sprintf(", predicted %.6g ± %.3g", *p.Mean, *p.SD)
 }
 
 // manualCall returns what optimize does on a manual run: ask's request,

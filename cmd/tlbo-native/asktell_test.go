@@ -493,3 +493,33 @@ func TestAskTellMolecule(t *testing.T) {
 		t.Errorf("SDF records of ids %v, want the CSV's %d in order", ids, len(rows))
 	}
 }
+
+// TestPrintStatus checks what status prints of pending ids: a proposal's
+// predicted score with its standard deviation, none for the start's objects,
+// and whether each was handed out or told.
+func TestPrintStatus(t *testing.T) {
+	mean, sd := 1.5, 0.25
+	r := manual.Report{
+		Version: 0, Journaled: 3, Budget: 10, Best: 2, BestID: 2, BestObject: "x*2",
+		Pending: []manual.Pending{
+			{ID: 1, Object: "x+1", Handed: time.Now().Add(-time.Hour)},
+			{ID: 5, Object: "sin(x)", Handed: time.Now(), Mean: &mean, SD: &sd, Told: true},
+			{ID: 6, Object: "exp(x)", Mean: &mean, SD: &sd},
+		},
+	}
+	var b strings.Builder
+	printStatus(&b, r)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{"model version v0; evaluations journaled 3 of a budget of 10", "best 2: id 2, x*2", "pending 3",
+		"  id 1  handed out 1h0m0s ago  x+1",
+		"  id 5  handed out 0s ago, told (the next ask journals it), predicted 1.5 ± 0.25  sin(x)",
+		"  id 6  not handed out yet (the next ask hands it out first), predicted 1.5 ± 0.25  exp(x)"}
+	if len(lines) != len(want) {
+		t.Fatalf("status printed %d lines, want %d:\n%s", len(lines), len(want), b.String())
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %q, want it to start with %q", i, lines[i], w)
+		}
+	}
+}
