@@ -4,6 +4,7 @@
 run's config.json) and where the time went, one row per method, then one row per run.
 
     docs/experiment/summarize.py RUNS_DIR
+    docs/experiment/summarize.py --versions RUNS_DIR
 
 Reads every RUNS_DIR/<method>-seed<N>/ (results.npz, config.json and summary.json, which
 `tlbo-native summarize RUN_DIR` writes from the run's journal; a committed run keeps it when its
@@ -30,6 +31,11 @@ evaluations run concurrently, so their sum exceeds the time they took. CPU time 
 summary.json's cpu_s, the sum of the journal lines' cpu_s (the process's CPU time between lines,
 across resumes, with the evaluation programs it ran and waited for; a "–" says that some run's
 journal was written before cpu_s was kept).
+
+--versions prints instead one row per run with its CPU time, that of its retraining (summary.json's
+retraining stage) and each model version's from summary.json's version_costs: the CPU seconds of the
+version's journal line (its retraining and prior samples, and for a process's first line the start-up
+before it, such as data loading) and the distinct evaluations made before it.
 """
 import collections
 import glob
@@ -147,5 +153,32 @@ def main(root):
             print(f"| {r['name']} | {c['queries']} | {c['distinct']} | {c['known']} | {' | '.join(cells)} | {end} |")
 
 
+def versions(root):
+    """Prints each run's CPU time, its retraining's and each model version's (summary.json)."""
+    rows = []
+    for d in sorted(glob.glob(os.path.join(root, "*-seed*"))):
+        if not os.path.isdir(d):
+            continue
+        with open(os.path.join(d, "summary.json")) as f:
+            s = json.load(f)
+        vs = s.get("version_costs")
+        if not vs:
+            sys.exit(f"{d}/summary.json: no version_costs: run `tlbo-native summarize {d}` while its journal is there")
+        fmt = lambda v: "–" if v is None else f"{v:,.0f}"
+        retrain = next(st["cpu_s"] for st in s["stages"] if st["stage"] == "retraining")
+        costs = ", ".join(fmt(v["cpu_s"]) for v in vs)
+        before = ", ".join(str(v["evaluations"]) for v in vs)
+        rows.append(f"| {os.path.basename(d)} | {fmt(s['cpu_s'])} | {fmt(retrain)} | {costs} | {before} |")
+    print("| run | CPU s | retraining CPU s | CPU s of each version | distinct evaluations before each |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--versions":
+        versions(args[1])
+    elif len(args) == 1 and not args[0].startswith("-"):
+        main(args[0])
+    else:
+        sys.exit("usage: summarize.py [--versions] RUNS_DIR")

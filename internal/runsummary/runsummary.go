@@ -1,13 +1,15 @@
 // Package runsummary writes the small summary of a finished run that a
 // committed results directory keeps once the run's large files go: its
 // counts, its best scores, the CPU and wall time of each stage from its
-// journal (bo.ReadLoopCost), and where its latent points lay (their mean
-// norm by block of distinct evaluations). Compact then drops the latent
+// journal (bo.ReadLoopCost) and of each model version's retraining, and
+// where its latent points lay (their mean norm by block of distinct
+// evaluations). Compact then drops the latent
 // points from results.npz: every curve and table (plot, analyze pmo, the
 // experiment scripts) reads the points' keys and scores, none the points.
 package runsummary
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +84,10 @@ type Summary struct {
 	// Stages are bo.LoopCost's stages: wall and CPU seconds, share of the
 	// CPU time, CPU seconds per distinct evaluation.
 	Stages []bo.StageCost `json:"stages"`
+	// VersionCosts are the model versions' retraining costs, in journal
+	// order; absent in summaries written before they were kept, and for
+	// runs whose results.npz has no opt_model_version.
+	VersionCosts []VersionCost `json:"version_costs,omitempty"`
 	// LatentNorms are the mean Euclidean norms of the distinct evaluations'
 	// latent points, a value per NormBlock of them in order (the last block
 	// may be shorter); absent when results.npz held no latent points when
@@ -93,6 +99,25 @@ type Summary struct {
 type Checkpoint struct {
 	Evaluations int      `json:"evaluations"`
 	Best        *float64 `json:"best"`
+}
+
+// VersionCost is what making one model version cost, from its journal line.
+type VersionCost struct {
+	// Version is the version's number; Evaluations the run's distinct
+	// evaluations before it (those of queries of earlier versions), Points
+	// the size of its data.
+	Version     int `json:"version"`
+	Evaluations int `json:"evaluations"`
+	Points      int `json:"points"`
+	// Retrain and Samples are the wall seconds of its retraining and of
+	// its prior samples (bo.Version's retrain_s and sample_s).
+	Retrain float64 `json:"retrain_s"`
+	Samples float64 `json:"sample_s,omitempty"`
+	// CPU is its journal line's cpu_s, all of which bo.ReadLoopCost gives
+	// to the retraining and prior-sample stages: with them, the work the
+	// process did untimed before the line (its start-up, for a process's
+	// first line). Null for a journal written before cpu_s was kept.
+	CPU *float64 `json:"cpu_s"`
 }
 
 // identity are the configuration fields a summary repeats.
@@ -136,8 +161,14 @@ func Make(dir string) (Summary, error) {
 		return Summary{}, fmt.Errorf("runsummary: %s: the journal has %d distinct evaluations, %s %d: is the run still going?",
 			dir, cost.Evaluations, bo.ResultsFile, s.Evaluations)
 	}
-	s.LatentNorms, err = latentNorms(dir)
+	arrays, err := readArrays(dir)
 	if err != nil {
+		return Summary{}, err
+	}
+	if s.LatentNorms, err = latentNorms(dir, arrays); err != nil {
+		return Summary{}, err
+	}
+	if s.VersionCosts, err = versionCosts(dir, arrays, cost.CPULines > 0); err != nil {
 		return Summary{}, err
 	}
 	return s, nil
@@ -151,52 +182,76 @@ func finite(v float64) *float64 {
 	return &v
 }
 
+// runArrays are the arrays of results.npz that the summary reads beyond
+// the curve.
+type runArrays struct {
+	path string
+	// queries holds the queries' keys and known flags, versions each
+	// query's model version (nil without opt_model_version) and latents
+	// their latent points (nil once dropped).
+	queries  bo.Queries
+	versions []float64
+	latents  *numpy.Array
+}
+
+// readArrays reads results.npz of the run in dir.
+func readArrays(dir string) (runArrays, error) {
+	r := runArrays{path: filepath.Join(dir, bo.ResultsFile)}
+	arrays, err := numpy.ReadNPZ(r.path)
+	if err != nil {
+		return runArrays{}, err
+	}
+	for i, a := range arrays {
+		switch a.Name {
+		case "opt_points":
+			r.queries.Points, _ = a.Data.([]string) // bo.ReadCurve checked it
+		case "opt_known":
+			v, err := a.Float64s()
+			if err != nil {
+				return runArrays{}, fmt.Errorf("%s: %s: %w", r.path, a.Name, err)
+			}
+			for _, k := range v {
+				r.queries.Known = append(r.queries.Known, k != 0)
+			}
+		case "opt_model_version":
+			if r.versions, err = a.Float64s(); err != nil {
+				return runArrays{}, fmt.Errorf("%s: %s: %w", r.path, a.Name, err)
+			}
+		case latentsArray:
+			r.latents = &arrays[i]
+		}
+	}
+	if r.versions != nil && len(r.versions) != len(r.queries.Points) {
+		return runArrays{}, fmt.Errorf("%s: opt_model_version has %d values for %d queries", r.path, len(r.versions),
+			len(r.queries.Points))
+	}
+	return r, nil
+}
+
 // latentNorms returns the mean latent norms of the run's distinct
 // evaluations by block, from results.npz, or from the summary already
 // written when results.npz holds no latent points (nil when neither has
 // them).
-func latentNorms(dir string) ([]float64, error) {
-	path := filepath.Join(dir, bo.ResultsFile)
-	arrays, err := numpy.ReadNPZ(path)
-	if err != nil {
-		return nil, err
-	}
-	var q bo.Queries
-	var latents *numpy.Array
-	for i, a := range arrays {
-		switch a.Name {
-		case "opt_points":
-			q.Points, _ = a.Data.([]string) // bo.ReadCurve checked it
-		case "opt_known":
-			v, err := a.Float64s()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", path, a.Name, err)
-			}
-			for _, k := range v {
-				q.Known = append(q.Known, k != 0)
-			}
-		case latentsArray:
-			latents = &arrays[i]
-		}
-	}
-	if latents == nil {
+func latentNorms(dir string, r runArrays) ([]float64, error) {
+	if r.latents == nil {
 		old, err := Read(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return old.LatentNorms, err
 	}
-	z, err := latents.Float64s()
+	z, err := r.latents.Float64s()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", path, latentsArray, err)
+		return nil, fmt.Errorf("%s: %s: %w", r.path, latentsArray, err)
 	}
-	if len(latents.Shape) != 2 || latents.Shape[0] != len(q.Points) {
-		return nil, fmt.Errorf("%s: %s has shape %v, want (%d, d)", path, latentsArray, latents.Shape, len(q.Points))
+	if len(r.latents.Shape) != 2 || r.latents.Shape[0] != len(r.queries.Points) {
+		return nil, fmt.Errorf("%s: %s has shape %v, want (%d, d)", r.path, latentsArray, r.latents.Shape,
+			len(r.queries.Points))
 	}
-	d := latents.Shape[1]
+	d := r.latents.Shape[1]
 	var norms, sums []float64
 	n := 0
-	for i, distinct := range q.Distinct() {
+	for i, distinct := range r.queries.Distinct() {
 		if !distinct {
 			continue
 		}
@@ -214,6 +269,56 @@ func latentNorms(dir string) ([]float64, error) {
 		norms = append(norms, sum/float64(min(NormBlock, n-b*NormBlock)))
 	}
 	return norms, nil
+}
+
+// versionCosts returns the cost of each model version from its journal
+// line, and the distinct evaluations before it from results.npz (nil when
+// results.npz has no opt_model_version); withCPU says whether the journal
+// kept cpu_s (bo.LoopCost.CPULines).
+func versionCosts(dir string, r runArrays, withCPU bool) ([]VersionCost, error) {
+	if r.versions == nil {
+		return nil, nil
+	}
+	path, b, err := bo.ReadJournalFile(dir)
+	if err != nil {
+		return nil, fmt.Errorf("runsummary: read journal %s: %w", path, err)
+	}
+	// evals[v]: the distinct evaluations by queries of version v.
+	evals := map[int]int{}
+	for i, distinct := range r.queries.Distinct() {
+		if distinct {
+			evals[int(r.versions[i])]++
+		}
+	}
+	var out []VersionCost
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	for n, line := range lines {
+		var rec struct {
+			Version *bo.Version `json:"version"`
+			CPU     float64     `json:"cpu_s"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if n == len(lines)-1 {
+				break // a torn last line, which bo.ReadLoopCost leaves out too
+			}
+			return nil, fmt.Errorf("runsummary: journal %s line %d: %w", path, n+1, err)
+		}
+		if rec.Version == nil {
+			continue
+		}
+		v := VersionCost{Version: rec.Version.Version, Points: rec.Version.Points, Retrain: rec.Version.RetrainSeconds,
+			Samples: rec.Version.SampleSeconds}
+		for u, e := range evals {
+			if u < v.Version {
+				v.Evaluations += e
+			}
+		}
+		if withCPU {
+			v.CPU = &rec.CPU
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // Read reads the summary.json of the run in dir.

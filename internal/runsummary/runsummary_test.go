@@ -1,13 +1,16 @@
 package runsummary
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,6 +120,7 @@ func TestMakeDropLatents(t *testing.T) {
 		!reflect.DeepEqual(s.Stages, cost.Stages) {
 		t.Errorf("cost: cpu %v wall %v stages %+v\nwant %+v", s.CPU, s.Wall, s.Stages, cost)
 	}
+	checkVersionCosts(t, dir, s.VersionCosts, cost)
 	want := wantNorms(t, dir)
 	if len(want) != 2 || len(s.LatentNorms) != 2 {
 		t.Fatalf("latent norms %v, want two blocks: %v", s.LatentNorms, want)
@@ -182,6 +186,66 @@ func TestMakeDropLatents(t *testing.T) {
 	}
 }
 
+// checkVersionCosts checks a toy run's version costs against its journal
+// read directly: one per version line, with its retrain_s, points and
+// cpu_s; versions made every 55 distinct evaluations; together they hold
+// bo.ReadLoopCost's retraining and prior-sample time.
+func checkVersionCosts(t *testing.T, dir string, got []VersionCost, cost bo.LoopCost) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, bo.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []VersionCost
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Version *struct {
+				Version int     `json:"version"`
+				Points  int     `json:"points"`
+				Retrain float64 `json:"retrain_s"`
+			} `json:"version"`
+			CPU float64 `json:"cpu_s"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if v := rec.Version; v != nil {
+			cpu := rec.CPU
+			want = append(want, VersionCost{Version: v.Version, Evaluations: 55 * v.Version, Points: v.Points,
+				Retrain: v.Retrain, CPU: &cpu})
+		}
+	}
+	if len(want) != cost.Versions || len(want) < 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("version costs %s\nwant %s", costsString(got), costsString(want))
+	}
+	var wall, cpu float64
+	for _, v := range got {
+		wall += v.Retrain + v.Samples
+		cpu += *v.CPU
+	}
+	stage := func(name string) bo.StageCost {
+		return cost.Stages[slices.IndexFunc(cost.Stages, func(s bo.StageCost) bool { return s.Stage == name })]
+	}
+	r, p := stage(bo.StageCostRetrain), stage(bo.StageCostSamples)
+	if math.Abs(wall-(r.Seconds+p.Seconds)) > 1e-9*wall || math.Abs(cpu-(r.CPU+p.CPU)) > 1e-9*cpu {
+		t.Errorf("versions' wall %v CPU %v s, want the retraining and prior-sample stages' %v and %v",
+			wall, cpu, r.Seconds+p.Seconds, r.CPU+p.CPU)
+	}
+}
+
+// costsString formats version costs for a failure message.
+func costsString(vs []VersionCost) string {
+	var b strings.Builder
+	for _, v := range vs {
+		cpu := "null"
+		if v.CPU != nil {
+			cpu = strconv.FormatFloat(*v.CPU, 'g', -1, 64)
+		}
+		fmt.Fprintf(&b, "{v%d at %d, %d points, %gs, CPU %s} ", v.Version, v.Evaluations, v.Points, v.Retrain, cpu)
+	}
+	return b.String()
+}
+
 // TestReadRefuses: a missing summary.json is fs.ErrNotExist, a malformed
 // one or one of another format is an error naming the file.
 func TestReadRefuses(t *testing.T) {
@@ -237,6 +301,13 @@ func TestCommittedSummaries(t *testing.T) {
 		if cost, err := bo.ReadLoopCost(dir); err == nil {
 			if s.CPU != nil && *s.CPU != cost.Total.CPU || !reflect.DeepEqual(s.Stages, cost.Stages) {
 				t.Errorf("%s: summary's cost disagrees with the journal's", dir)
+			}
+			m, err := Make(dir)
+			if err != nil {
+				t.Errorf("%s: %v", dir, err)
+			} else if !reflect.DeepEqual(s.VersionCosts, m.VersionCosts) {
+				t.Errorf("%s: summary's version costs %s disagree with the journal's %s", dir,
+					costsString(s.VersionCosts), costsString(m.VersionCosts))
 			}
 		}
 		return nil
