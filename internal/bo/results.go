@@ -93,13 +93,13 @@ func ReadConfigFields(dir string) ([]Field, error) {
 	return fs, nil
 }
 
-// writeFlags writes the command line's settings to dir/flags.json
-// atomically (nothing when flags is nil).
 // WriteFlags writes FlagsFile (as a run does at its start): for a caller
 // that must keep a run's flags before the loop runs (a start that waits
 // for people's measurements).
 func WriteFlags(dir string, flags map[string]string) error { return writeFlags(dir, flags) }
 
+// writeFlags writes the command line's settings to dir/flags.json
+// atomically (nothing when flags is nil).
 func writeFlags(dir string, flags map[string]string) error {
 	if flags == nil {
 		return nil

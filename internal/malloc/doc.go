@@ -4,11 +4,11 @@
 //
 // Why: molecule decoding spends much of its time in RDKit and libtorch
 // calls that allocate and free many short-lived objects (molecules,
-// SMILES strings, small tensors). Under glibc's allocator, malloc and free
-// took 17% of the decoder's CPU time and the kernel's page clearing another
-// few percent; with tcmalloc, 100 greedy prior decodes of the ZINC JT-VAE
-// take 16% less CPU time (testdata/jtvae/compare_decode.sh, one thread).
-// PyTorch's CPU performance guide recommends the same. Go's own memory is
+// SMILES strings, small tensors), and glibc's allocator spends a large
+// share of the decoder's CPU time on them; tcmalloc takes less (the
+// figures, and the command that measures them: docs/performance.md,
+// "Figures from the package docs"). PyTorch's CPU performance guide
+// recommends the same. Go's own memory is
 // untouched: the Go runtime has its own allocator.
 //
 // The library must be linked into the executable itself, ahead of libc, so

@@ -62,7 +62,8 @@
 // (decode_parallel.go), to the same molecules on any number.
 //
 // Training molecules are featurised once (trees, graphs and assembly
-// candidates, about 23 ms a molecule) into a cache on disk that train,
+// candidates; the cost a molecule is in docs/performance.md, "Molecule
+// data in memory and on disk") into a cache on disk that train,
 // optimize and analyze read (CachedExamples): by default next to the data
 // set, DIR/molecules.examples/KEY/ for DIR/molecules.npz, so that every run
 // over one data set shares it; --cache-dir puts it elsewhere, --cache-dir
