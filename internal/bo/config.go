@@ -161,6 +161,14 @@ type Config struct {
 	// (acq.SelectBoltzmann or acq.SelectBest), refined by L-BFGS-B.
 	RawSamples, Restarts int
 	RestartSelection     acq.Selection
+	// WarmStarts, when positive, is how many of the previous acquisition
+	// step's restart ends (the best) every later step of a round refines
+	// again, in place of as many fresh restarts (RepeatsSkip only): after
+	// a known object or an invalid decode the GP changed by one point, so
+	// those ends are near its acquisition's optima and converge in a few
+	// iterations. 0 (the default): every step refines Restarts fresh ones.
+	// A round is journaled whole, so a resumed run repeats its steps.
+	WarmStarts int
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with
 	// σ_t = PerturbSigma · PerturbGrowth^t, at most PerturbTries times.
@@ -278,6 +286,10 @@ func (c Config) Validate() error {
 		return bad("raw-samples/restarts", fmt.Sprintf("%d/%d", c.RawSamples, c.Restarts), "at least 1 each")
 	case c.RestartSelection != acq.SelectBoltzmann && c.RestartSelection != acq.SelectBest:
 		return bad("restart-selection", strconv.Quote(string(c.RestartSelection)), `"boltzmann" or "best"`)
+	case c.WarmStarts < 0 || (c.WarmStarts > 0 && c.WarmStarts >= c.Restarts):
+		return bad("warm-starts", c.WarmStarts, fmt.Sprintf("in [0, restarts) = [0, %d)", c.Restarts))
+	case c.WarmStarts > 0 && c.Repeats != RepeatsSkip:
+		return bad("warm-starts", c.WarmStarts, "0 with --repeats authors")
 	case c.NoveltyRedo < 0:
 		return bad("novelty-redo", c.NoveltyRedo, "at least 0")
 	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
@@ -346,6 +358,10 @@ func (c Config) Fields() []Field {
 	}...)
 	if c.Repeats == RepeatsSkip {
 		fs = append(fs, Field{"repeat-tries", i(c.RepeatTries)})
+		if c.WarmStarts > 0 {
+			// Recorded only when set: runs made before it had none.
+			fs = append(fs, Field{"warm-starts", i(c.WarmStarts)})
+		}
 		if c.Async {
 			// The asynchronous policy's rounds depend on the number of
 			// workers; the synchronous policy's do not.
