@@ -102,8 +102,10 @@ func (p *posterior) predictGradBatchScaled(k Kernel, ws *gradBatchScratch, mean,
 	}
 	// kC for every row at once. C is stored in full and exactly symmetric,
 	// so dgemm reads the same numbers as predictScaled's dsymv on its upper
-	// triangle; OpenBLAS's dgemm runs 2-3 times faster than its dsymm here
-	// (50 x 500 by 500 x 500) and gave the same bits (issue 51).
+	// triangle. OpenBLAS's dgemm skips dsymm's symmetric packing of C:
+	// about the same CPU at 50 rows, some 9% less at 10 (the packing of
+	// the M x M matrix weighs more on few rows; BenchmarkPredictGradBatch),
+	// and it gave the same bits on every maximisation compared (issue 51).
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ws.k, p.c, 0, ws.ck)
 	if cap(ws.sv) < q {
 		ws.sv, ws.sc = make([]float64, q), make([]float64, q)
