@@ -190,7 +190,8 @@ func TestMaximizeBranin(t *testing.T) {
 // TestMaximizeEnds: Result.Ends holds every restart's end (8 restarts and
 // one extra start), each a stationary point of the negated Branin function
 // in the box (projected gradient below 1e-4) with f's value beside it, X
-// is the best of them, BestEnds orders them best first, and a
+// is the best of them, BestEnds orders them best first and drops the
+// near-duplicates, and a
 // maximisation started from them and one fresh restart ends at least as
 // high.
 func TestMaximizeEnds(t *testing.T) {
@@ -222,17 +223,30 @@ func TestMaximizeEnds(t *testing.T) {
 	if !slices.Equal(res.X, res.Ends[best]) {
 		t.Errorf("X = %v, the best end %v", res.X, res.Ends[best])
 	}
-	top := res.BestEnds(3)
+	top := res.BestEnds(3, 0)
 	if len(top) != 3 || !slices.Equal(top[0], res.X) {
-		t.Fatalf("BestEnds(3) = %v, want 3 ends, the first X = %v", top, res.X)
+		t.Fatalf("BestEnds(3, 0) = %v, want 3 ends, the first X = %v", top, res.X)
 	}
 	for i := 1; i < len(top); i++ {
 		if braninFunc.Eval(top[i], nil) > braninFunc.Eval(top[i-1], nil) {
-			t.Errorf("BestEnds(3) not best first: %v", top)
+			t.Errorf("BestEnds(3, 0) not best first: %v", top)
 		}
 	}
-	if n, m := len(res.BestEnds(100)), len(res.BestEnds(-1)); n != 9 || m != 0 {
-		t.Errorf("BestEnds(100) has %d ends, BestEnds(-1) %d; want 9 and 0", n, m)
+	if n, m := len(res.BestEnds(100, -1)), len(res.BestEnds(-1, 0)); n != 9 || m != 0 {
+		t.Errorf("BestEnds(100, -1) has %d ends, BestEnds(-1, 0) %d; want 9 and 0", n, m)
+	}
+	// Branin has 3 maximisers in the box, far apart: the ends within 1e-3
+	// of one another are one.
+	distinct := res.BestEnds(100, 1e-3)
+	if len(distinct) < 1 || len(distinct) > 4 || !slices.Equal(distinct[0], res.X) {
+		t.Errorf("BestEnds(100, 1e-3) = %v, want at most 4 distinct ends (3 maximisers, the extra start's end), X first", distinct)
+	}
+	for i := range distinct {
+		for j := range i {
+			if within(distinct[i], distinct[j], 1e-3) {
+				t.Errorf("BestEnds(100, 1e-3): ends %d and %d within 1e-3: %v, %v", j, i, distinct[j], distinct[i])
+			}
+		}
 	}
 	warm, err := Maximize(braninFunc, lower, upper, Options{RawSamples: 512, Restarts: 1, Seed: 12, Starts: res.Ends})
 	if err != nil {

@@ -79,8 +79,9 @@ func BenchmarkMaximizeEI(b *testing.B) {
 // posteriors each conditioned on the previous proposal at its predicted
 // mean (as a known object's repeat conditions the loop's GP): cold is the
 // loop's maximisation (1,000 raw samples, 100 Boltzmann restarts), warm
-// the same raw samples with fresh Boltzmann restarts and the best
-// 100 - fresh ends of the previous warm maximisation as Options.Starts,
+// the same raw samples with fresh Boltzmann restarts and up to 100 -
+// fresh ends of the previous warm maximisation as Options.Starts, the
+// best distinct ones (BestEnds with acq.DistinctTol),
 // and cold2 the loop's maximisation with another seed (how much the
 // current method's own optimum varies). It reports the evaluations of
 // cold and warm, warm's and cold2's shortfall relative to cold's value in
@@ -115,7 +116,7 @@ func BenchmarkWarmStarts(b *testing.B) {
 							opts := acq.Options{Seed: seed, Workers: 1}
 							if step > 0 {
 								opts.Restarts = fresh
-								opts.Starts = prev.BestEnds(acq.DefaultRestarts - fresh)
+								opts.Starts = prev.BestEnds(acq.DefaultRestarts-fresh, acq.DistinctTol)
 							}
 							warm, err := acq.Maximize(f, lower, upper, opts)
 							if err != nil {

@@ -217,21 +217,44 @@ func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, i
 	return starts, q
 }
 
-// BestEnds returns the k ends of r's restarts of largest value (fewer when
-// r has fewer), best first, ties in the restarts' order: warm starts for a
-// following maximisation (Options.Starts) of a posterior that changed
-// little, such as the loop's GP conditioned on one more point.
-func (r Result) BestEnds(k int) [][]float64 {
+// DistinctTol is the coordinate distance in the unit box within which the
+// loop's warm starts (and BenchmarkWarmStarts) take two restart ends for
+// one optimum (see BestEnds): the restarts' stopping rule leaves their
+// ends some 1e-6 apart when they reached the same optimum.
+const DistinctTol = 1e-4
+
+// BestEnds returns up to k of the ends of r's restarts, best first (ties
+// in the restarts' order), skipping an end within tol in every coordinate
+// of one already taken: warm starts for a following maximisation
+// (Options.Starts) of a posterior that changed little, such as the loop's
+// GP conditioned on one more point. Restarts mostly converge on a few
+// optima; refining each once is enough.
+func (r Result) BestEnds(k int, tol float64) [][]float64 {
 	idx := make([]int, len(r.Ends))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return compareDesc(r.EndValues[a], r.EndValues[b]) })
-	out := make([][]float64, 0, min(max(k, 0), len(idx)))
-	for _, i := range idx[:cap(out)] {
-		out = append(out, r.Ends[i])
+	var out [][]float64
+	for _, i := range idx {
+		if len(out) >= k {
+			break
+		}
+		if !slices.ContainsFunc(out, func(x []float64) bool { return within(x, r.Ends[i], tol) }) {
+			out = append(out, r.Ends[i])
+		}
 	}
 	return out
+}
+
+// within reports whether a and b differ by at most tol in every coordinate.
+func within(a, b []float64, tol float64) bool {
+	for i := range a {
+		if !(math.Abs(a[i]-b[i]) <= tol) {
+			return false
+		}
+	}
+	return true
 }
 
 func clampBox(x, lower, upper []float64) {

@@ -161,13 +161,14 @@ type Config struct {
 	// (acq.SelectBoltzmann or acq.SelectBest), refined by L-BFGS-B.
 	RawSamples, Restarts int
 	RestartSelection     acq.Selection
-	// WarmStarts, when positive, is how many of the previous acquisition
-	// step's restart ends (the best) every later step of a round refines
-	// again, in place of as many fresh restarts (RepeatsSkip only): after
-	// a known object or an invalid decode the GP changed by one point, so
-	// those ends are near its acquisition's optima and converge in a few
-	// iterations. 0 (the default): every step refines Restarts fresh ones.
-	// A round is journaled whole, so a resumed run repeats its steps.
+	// WarmStarts, when positive, is the most of the previous acquisition
+	// step's restart ends (the best distinct ones, acq.BestEnds) every later
+	// step of a round refines again, each in place of a fresh restart
+	// (RepeatsSkip only): after a known object or an invalid decode the GP
+	// changed by one point, so those ends are near its acquisition's
+	// optima and converge in a few iterations. 0 (the default): every step
+	// refines Restarts fresh ones. A round is journaled whole, so a
+	// resumed run repeats its steps.
 	WarmStarts int
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with

@@ -176,7 +176,7 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 		fn := r.surrogate.acquisition(b.bel.model, bestF)
 		var warm [][]float64
 		if r.cfg.WarmStarts > 0 {
-			warm = b.last.BestEnds(r.cfg.WarmStarts) // none at the round's first step
+			warm = b.last.BestEnds(r.cfg.WarmStarts, acq.DistinctTol) // none at the round's first step
 		}
 		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed, warm)
 		if err == nil {
