@@ -80,7 +80,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
 		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: raw samples refined by L-BFGS-B"},
 		&cli.StringFlag{Name: "restart-selection", Value: string(d.RestartSelection), Usage: "acquisition: restarts picked by boltzmann sampling or the best raw samples"},
-		&cli.IntFlag{Name: "warm-starts", Usage: "acquisition: after a round's first step, refine up to this many of the previous step's best distinct restart ends in place of as many fresh restarts (--repeats skip; 0: none)"},
+		&cli.IntFlag{Name: "warm-starts", Usage: "acquisition: after a round's first step, refine restarts minus this many fresh restarts and up to this many of the previous step's best distinct restart ends (--repeats skip; 0: none)"},
 		&cli.StringFlag{Name: "repeats", Value: string(d.Repeats), Usage: "skip: never evaluate an object whose score is known (the budget counts distinct evaluations); " +
 			"authors: the authors' novelty check (perturb, redo, then evaluate the duplicate)"},
 		&cli.IntFlag{Name: "q", Value: d.Q, Usage: "proposals per round, chosen jointly (kriging believer) and evaluated concurrently (--repeats skip)"},

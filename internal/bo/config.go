@@ -161,14 +161,14 @@ type Config struct {
 	// (acq.SelectBoltzmann or acq.SelectBest), refined by L-BFGS-B.
 	RawSamples, Restarts int
 	RestartSelection     acq.Selection
-	// WarmStarts, when positive, is the most of the previous acquisition
-	// step's restart ends (the best distinct ones, acq.BestEnds) every later
-	// step of a round refines again, each in place of a fresh restart
-	// (RepeatsSkip only): after a known object or an invalid decode the GP
-	// changed by one point, so those ends are near its acquisition's
-	// optima and converge in a few iterations. 0 (the default): every step
-	// refines Restarts fresh ones. A round is journaled whole, so a
-	// resumed run repeats its steps.
+	// WarmStarts, when positive, makes every later acquisition step of a
+	// round refine Restarts - WarmStarts fresh restarts and up to
+	// WarmStarts of the previous step's restart ends, the best distinct
+	// ones (acq.BestEnds; RepeatsSkip only): after a known object or an
+	// invalid decode the GP changed by one point, so those ends are near
+	// its acquisition's optima and converge in a few iterations. 0 (the
+	// default): every step refines Restarts fresh ones. A round is
+	// journaled whole, so a resumed run repeats its steps.
 	WarmStarts int
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with

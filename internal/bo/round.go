@@ -174,11 +174,12 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 	if b.bel != nil {
 		bestF := b.bel.bestF(r.cfg.BestQuantile)
 		fn := r.surrogate.acquisition(b.bel.model, bestF)
-		var warm [][]float64
-		if r.cfg.WarmStarts > 0 {
-			warm = b.last.BestEnds(r.cfg.WarmStarts, acq.DistinctTol) // none at the round's first step
+		restarts, warm := r.cfg.Restarts, [][]float64(nil)
+		if r.cfg.WarmStarts > 0 && len(b.last.Ends) > 0 { // not at the round's first step
+			restarts -= r.cfg.WarmStarts
+			warm = b.last.BestEnds(r.cfg.WarmStarts, acq.DistinctTol)
 		}
-		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed, warm)
+		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed, restarts, warm)
 		if err == nil {
 			b.last = p.search
 			if r.cfg.Tau > 0 && r.version.spent > 0 && a == 0 && p.ei < r.cfg.Tau {

@@ -128,7 +128,7 @@ func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (propo
 	if len(tried) > 0 {
 		target = newExclusion(fn, s.cfg.Acq == AcqLogEI, f.nz, tried)
 	}
-	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed, nil)
+	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed, s.cfg.Restarts, nil)
 	if err != nil {
 		return proposal{}, err
 	}
@@ -148,12 +148,12 @@ func (s *surrogate) acquisition(m *gp.Model, bestF float64) acq.Acquisition {
 }
 
 // maximize maximises target (fn, or fn penalised) over the box [lower,
-// upper] of the unit box, refining the warm starts in place of as many of
-// the Restarts fresh ones, and returns the maximiser u with fn's value and
-// EI there; z is left to the caller.
-func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64, warm [][]float64) (proposal, error) {
+// upper] of the unit box from the given number of restarts picked among
+// the raw samples and the warm starts, and returns the maximiser u with
+// fn's value and EI there; z is left to the caller.
+func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64, restarts int, warm [][]float64) (proposal, error) {
 	res, err := acq.Maximize(target, lower, upper, acq.Options{
-		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts - len(warm), Selection: s.cfg.RestartSelection, Seed: seed,
+		RawSamples: s.cfg.RawSamples, Restarts: restarts, Selection: s.cfg.RestartSelection, Seed: seed,
 		Starts: warm,
 	})
 	if err != nil {
