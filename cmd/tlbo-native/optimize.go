@@ -81,6 +81,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
 		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: raw samples refined by L-BFGS-B"},
 		&cli.StringFlag{Name: "restart-selection", Value: string(d.RestartSelection), Usage: "acquisition: restarts picked by boltzmann sampling or the best raw samples"},
+		&cli.IntFlag{Name: "warm-starts", Usage: "acquisition: after a round's first step, refine restarts minus this many fresh restarts and up to this many of the previous step's best distinct restart ends (--repeats skip; 0: none)"},
 		&cli.StringFlag{Name: "repeats", Value: string(d.Repeats), Usage: "skip: never evaluate an object whose score is known (the budget counts distinct evaluations); " +
 			"authors: the authors' novelty check (perturb, redo, then evaluate the duplicate)"},
 		&cli.IntFlag{Name: "q", Value: d.Q, Usage: "proposals per round, chosen jointly (kriging believer) and evaluated concurrently (--repeats skip)"},
@@ -145,6 +146,7 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
 	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
+	cfg.WarmStarts = c.Int("warm-starts")
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
 	cfg.Evaluators, cfg.Async = c.Int("evaluators"), c.Bool("async")

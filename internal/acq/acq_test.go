@@ -187,6 +187,76 @@ func TestMaximizeBranin(t *testing.T) {
 	}
 }
 
+// TestMaximizeEnds: Result.Ends holds every restart's end (8 restarts and
+// one extra start), each a stationary point of the negated Branin function
+// in the box (projected gradient below 1e-4) with f's value beside it, X
+// is the best of them, BestEnds orders them best first and drops the
+// near-duplicates, and a
+// maximisation started from them and one fresh restart ends at least as
+// high.
+func TestMaximizeEnds(t *testing.T) {
+	lower, upper := []float64{-5, 0}, []float64{10, 15}
+	opts := Options{RawSamples: 512, Restarts: 8, Seed: 11, Starts: [][]float64{{0, 14}}}
+	res, err := Maximize(braninFunc, lower, upper, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ends) != 9 || len(res.EndValues) != 9 {
+		t.Fatalf("%d ends and %d values, want 9", len(res.Ends), len(res.EndValues))
+	}
+	best := 0
+	for i, x := range res.Ends {
+		g := make([]float64, 2)
+		if v := braninFunc.Eval(x, g); v != res.EndValues[i] {
+			t.Errorf("end %d: value %v, f there %v", i, res.EndValues[i], v)
+		}
+		for k := range x {
+			step := math.Min(math.Max(x[k]+g[k], lower[k]), upper[k]) - x[k]
+			if math.Abs(step) > 1e-4 {
+				t.Errorf("end %d at %v: projected gradient %v in coordinate %d", i, x, step, k)
+			}
+		}
+		if res.EndValues[i] > res.EndValues[best] {
+			best = i
+		}
+	}
+	if !slices.Equal(res.X, res.Ends[best]) {
+		t.Errorf("X = %v, the best end %v", res.X, res.Ends[best])
+	}
+	top := res.BestEnds(3, 0)
+	if len(top) != 3 || !slices.Equal(top[0], res.X) {
+		t.Fatalf("BestEnds(3, 0) = %v, want 3 ends, the first X = %v", top, res.X)
+	}
+	for i := 1; i < len(top); i++ {
+		if braninFunc.Eval(top[i], nil) > braninFunc.Eval(top[i-1], nil) {
+			t.Errorf("BestEnds(3, 0) not best first: %v", top)
+		}
+	}
+	if n, m := len(res.BestEnds(100, -1)), len(res.BestEnds(-1, 0)); n != 9 || m != 0 {
+		t.Errorf("BestEnds(100, -1) has %d ends, BestEnds(-1, 0) %d; want 9 and 0", n, m)
+	}
+	// Branin has 3 maximisers in the box, far apart: the ends within 1e-3
+	// of one another are one.
+	distinct := res.BestEnds(100, 1e-3)
+	if len(distinct) < 1 || len(distinct) > 4 || !slices.Equal(distinct[0], res.X) {
+		t.Errorf("BestEnds(100, 1e-3) = %v, want at most 4 distinct ends (3 maximisers, the extra start's end), X first", distinct)
+	}
+	for i := range distinct {
+		for j := range i {
+			if within(distinct[i], distinct[j], 1e-3) {
+				t.Errorf("BestEnds(100, 1e-3): ends %d and %d within 1e-3: %v, %v", j, i, distinct[j], distinct[i])
+			}
+		}
+	}
+	warm, err := Maximize(braninFunc, lower, upper, Options{RawSamples: 512, Restarts: 1, Seed: 12, Starts: res.Ends})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Value < res.Value {
+		t.Errorf("warm-started maximum %v below the ends' best %v", warm.Value, res.Value)
+	}
+}
+
 func TestMaximizeBadInput(t *testing.T) {
 	f := Func(func(x, g []float64) float64 { return 0 })
 	cases := []struct {
@@ -201,6 +271,7 @@ func TestMaximizeBadInput(t *testing.T) {
 		{[]float64{0}, []float64{1}, Options{Restarts: -1}, "negative"},
 		{[]float64{0}, []float64{1}, Options{Workers: -2}, "negative"},
 		{[]float64{0}, []float64{1}, Options{Starts: [][]float64{{0.5, 0.5}}}, "start 0 has 2"},
+		{[]float64{0}, []float64{1}, Options{Starts: [][]float64{{0.5}, {math.NaN()}}}, "start 1 has NaN"},
 	}
 	for _, c := range cases {
 		_, err := Maximize(f, c.lower, c.upper, c.opts)

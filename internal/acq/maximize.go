@@ -87,6 +87,12 @@ type Result struct {
 	Value float64
 	// Evaluations counts function evaluations (raw samples included).
 	Evaluations int
+	// Ends are the points every restart reached, those of the raw samples
+	// picked first and then those of opts.Starts, and EndValues f there as
+	// the refinement computed it: starts for a following maximisation of a
+	// posterior that changed little (see Options.Starts).
+	Ends      [][]float64
+	EndValues []float64
 }
 
 // Maximize maximises f over the box [lower, upper]: it evaluates
@@ -121,8 +127,14 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 		if len(s) != d {
 			return Result{}, fmt.Errorf("acq: start %d has %d coordinates, want %d", i, len(s), d)
 		}
+		for _, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Result{}, fmt.Errorf("acq: start %d has NaN or Inf coordinates: %v", i, s)
+			}
+		}
 	}
-	x, evals := search(f, lower, upper, opts)
+	ends, vals, evals := search(f, lower, upper, opts)
+	x := bestEnd(ends, vals)
 	if x == nil {
 		return Result{}, fmt.Errorf("acq: nothing to maximise: no raw samples and no starts")
 	}
@@ -132,7 +144,7 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 	// caller computes there (they differed by 8e-12 relative under OpenBLAS's
 	// Sandybridge kernels, issue 49's second pass, and by 3e-12 between one
 	// and two OpenBLAS threads).
-	best := Result{X: x, Value: f.Eval(x, nil), Evaluations: evals + 1}
+	best := Result{X: slices.Clone(x), Value: f.Eval(x, nil), Evaluations: evals + 1, Ends: ends, EndValues: vals}
 	if math.IsNaN(best.Value) {
 		return best, fmt.Errorf("acq: acquisition value is NaN at the optimum")
 	}
@@ -140,10 +152,10 @@ func Maximize(f Function, lower, upper []float64, opts Options) (Result, error) 
 }
 
 // search scores the raw samples, refines the restarts picked among them
-// and opts.Starts, and returns the best point reached (nil when there is
-// nothing to refine) and the evaluations spent. OpenBLAS runs on one
-// thread meanwhile, so that the point does not depend on its thread count.
-func search(f Function, lower, upper []float64, opts Options) ([]float64, int) {
+// and opts.Starts, and returns the points reached, f's values there and
+// the evaluations spent. OpenBLAS runs on one thread meanwhile, so that the
+// points do not depend on its thread count.
+func search(f Function, lower, upper []float64, opts Options) ([][]float64, []float64, int) {
 	defer openblas.OneThread()()
 	starts, evals := rawStarts(f, lower, upper, opts)
 	for _, s := range opts.Starts {
@@ -153,6 +165,12 @@ func search(f Function, lower, upper []float64, opts Options) ([]float64, int) {
 	}
 	p := newProjected(f, lower, upper, opts)
 	xs, vals := p.refine(starts, opts.Sequential, opts.Workers)
+	return xs, vals, evals + p.evals
+}
+
+// bestEnd returns the point of largest value (the first of ties; the first
+// point when every value is NaN), nil when there is none.
+func bestEnd(xs [][]float64, vals []float64) []float64 {
 	var best []float64
 	bestV := math.Inf(-1)
 	for i, x := range xs {
@@ -160,7 +178,7 @@ func search(f Function, lower, upper []float64, opts Options) ([]float64, int) {
 			best, bestV = x, vals[i]
 		}
 	}
-	return best, evals + p.evals
+	return best
 }
 
 // rawStarts evaluates the raw samples and returns Restarts of them (distinct
@@ -197,6 +215,46 @@ func rawStarts(f Function, lower, upper []float64, opts Options) ([][]float64, i
 		starts = append(starts, slices.Clone(pts.RawRowView(i)))
 	}
 	return starts, q
+}
+
+// DistinctTol is the coordinate distance in the unit box within which the
+// loop's warm starts (and BenchmarkWarmStarts) take two restart ends for
+// one optimum (see BestEnds): the restarts' stopping rule leaves their
+// ends some 1e-6 apart when they reached the same optimum.
+const DistinctTol = 1e-4
+
+// BestEnds returns up to k of the ends of r's restarts, best first (ties
+// in the restarts' order), skipping an end within tol in every coordinate
+// of one already taken: warm starts for a following maximisation
+// (Options.Starts) of a posterior that changed little, such as the loop's
+// GP conditioned on one more point. Restarts mostly converge on a few
+// optima; refining each once is enough.
+func (r Result) BestEnds(k int, tol float64) [][]float64 {
+	idx := make([]int, len(r.Ends))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return compareDesc(r.EndValues[a], r.EndValues[b]) })
+	var out [][]float64
+	for _, i := range idx {
+		if len(out) >= k {
+			break
+		}
+		if !slices.ContainsFunc(out, func(x []float64) bool { return within(x, r.Ends[i], tol) }) {
+			out = append(out, r.Ends[i])
+		}
+	}
+	return out
+}
+
+// within reports whether a and b differ by at most tol in every coordinate.
+func within(a, b []float64, tol float64) bool {
+	for i := range a {
+		if !(math.Abs(a[i]-b[i]) <= tol) {
+			return false
+		}
+	}
+	return true
 }
 
 func clampBox(x, lower, upper []float64) {

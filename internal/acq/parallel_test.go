@@ -40,7 +40,8 @@ func (b *batchSizes) EvalGradBatch(x *mat.Dense, dst []float64, grad *mat.Dense)
 // bit for bit on 1, 2 and 4 workers, and whatever OpenBLAS's thread count
 // was when it was called (it runs OpenBLAS on one thread and gives the
 // count back): the raw samples and the restarts are split into chunks
-// that do not depend on the workers. The value is f.Eval's at the point
+// that do not depend on the workers, and so are the restarts' ends
+// (Result.Ends). The value is f.Eval's at the point
 // on the caller's threads. 121 starts (120 restarts and
 // an extra start) make 3 lockstep chunks of 41, 40 and 40, and 600 raw
 // samples 5 batches; EI, log-EI and UCB of an SGPR posterior, whose batch
@@ -76,7 +77,11 @@ func TestMaximizeWorkers(t *testing.T) {
 				continue
 			}
 			if !slices.Equal(got.X, want.X) || got.Evaluations != want.Evaluations {
-				t.Errorf("%v: %d workers %+v, 1 worker %+v", f.Kind, w, got, want)
+				t.Errorf("%v: %d workers X %v after %d evaluations, 1 worker %v after %d", f.Kind, w, got.X, got.Evaluations, want.X, want.Evaluations)
+			}
+			// The restarts' ends too (the loop's warm starts).
+			if len(got.Ends) != 121 || !slices.EqualFunc(got.Ends, want.Ends, slices.Equal) || !slices.Equal(got.EndValues, want.EndValues) {
+				t.Errorf("%v: %d workers' %d restart ends differ from 1 worker's %d", f.Kind, w, len(got.Ends), len(want.Ends))
 			}
 		}
 	}

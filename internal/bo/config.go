@@ -156,6 +156,15 @@ type Config struct {
 	// (acq.SelectBoltzmann or acq.SelectBest), refined by L-BFGS-B.
 	RawSamples, Restarts int
 	RestartSelection     acq.Selection
+	// WarmStarts, when positive, makes every later acquisition step of a
+	// round refine Restarts - WarmStarts fresh restarts and up to
+	// WarmStarts of the previous step's restart ends, the best distinct
+	// ones (acq.BestEnds; RepeatsSkip only): after a known object or an
+	// invalid decode the GP changed by one point, so those ends are near
+	// its acquisition's optima and converge in a few iterations. 0 (the
+	// default): every step refines Restarts fresh ones. A round is
+	// journaled whole, so a resumed run repeats its steps.
+	WarmStarts int
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with
 	// σ_t = PerturbSigma · PerturbGrowth^t, at most PerturbTries times.
@@ -276,6 +285,10 @@ func (c Config) Validate() error {
 		return bad("raw-samples/restarts", fmt.Sprintf("%d/%d", c.RawSamples, c.Restarts), "at least 1 each")
 	case c.RestartSelection != acq.SelectBoltzmann && c.RestartSelection != acq.SelectBest:
 		return bad("restart-selection", strconv.Quote(string(c.RestartSelection)), `"boltzmann" or "best"`)
+	case c.WarmStarts < 0 || (c.WarmStarts > 0 && c.WarmStarts >= c.Restarts):
+		return bad("warm-starts", c.WarmStarts, fmt.Sprintf("in [0, restarts) = [0, %d)", c.Restarts))
+	case c.WarmStarts > 0 && c.Repeats != RepeatsSkip:
+		return bad("warm-starts", c.WarmStarts, "0 with --repeats authors")
 	case c.NoveltyRedo < 0:
 		return bad("novelty-redo", c.NoveltyRedo, "at least 0")
 	case !(c.PerturbSigma > 0) || !(c.PerturbGrowth >= 1) || c.PerturbTries < 0:
@@ -344,6 +357,10 @@ func (c Config) Fields() []Field {
 	}...)
 	if c.Repeats == RepeatsSkip {
 		fs = append(fs, Field{"repeat-tries", i(c.RepeatTries)})
+		if c.WarmStarts > 0 {
+			// Recorded only when set: runs made before it had none.
+			fs = append(fs, Field{"warm-starts", i(c.WarmStarts)})
+		}
 		if c.Async {
 			// The asynchronous policy's rounds depend on the number of
 			// workers; the synchronous policy's do not.

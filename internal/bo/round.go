@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/acq"
 )
 
 // Fallbacks of Query.Fallback.
@@ -45,6 +47,7 @@ type roundBuilder[O any] struct {
 	lower, upper []float64 // the search box, in the unit box
 	tr           *TrustRegion
 	exhausted    string
+	last         acq.Result // the round's last maximisation (Config.WarmStarts)
 }
 
 // round makes one round: it chooses up to n novel objects (see the package
@@ -171,8 +174,14 @@ func (b *roundBuilder[O]) acquire(q *Query, a int) (z, u []float64, stop *Stop, 
 	if b.bel != nil {
 		bestF := b.bel.bestF(r.cfg.BestQuantile)
 		fn := r.surrogate.acquisition(b.bel.model, bestF)
-		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed)
+		restarts, warm := r.cfg.Restarts, [][]float64(nil)
+		if r.cfg.WarmStarts > 0 && len(b.last.Ends) > 0 { // not at the round's first step
+			restarts -= r.cfg.WarmStarts
+			warm = b.last.BestEnds(r.cfg.WarmStarts, acq.DistinctTol)
+		}
+		p, err := r.surrogate.maximize(b.bel.model, fn, fn, bestF, b.lower, b.upper, seed, restarts, warm)
 		if err == nil {
+			b.last = p.search
 			if r.cfg.Tau > 0 && r.version.spent > 0 && a == 0 && p.ei < r.cfg.Tau {
 				return nil, nil, &Stop{Version: r.version.current, After: b.start, EI: finite(p.ei)}, nil
 			}

@@ -111,6 +111,7 @@ type proposal struct {
 	acqValue float64   // EI or log-EI at the point
 	ei       float64   // EI at the point (for the stopping rule)
 	dur      time.Duration
+	search   acq.Result // the maximisation (its restarts' ends for warm starts)
 }
 
 // propose maximises EI or log-EI of the fitted GP over the unit box and maps
@@ -127,7 +128,7 @@ func (s *surrogate) propose(f fitResult, seed uint64, tried []triedPoint) (propo
 	if len(tried) > 0 {
 		target = newExclusion(fn, s.cfg.Acq == acq.KindLogEI, f.nz, tried)
 	}
-	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed)
+	p, err := s.maximize(f.model, fn, target, bestF, lower, upper, seed, s.cfg.Restarts, nil)
 	if err != nil {
 		return proposal{}, err
 	}
@@ -147,18 +148,20 @@ func (s *surrogate) acquisition(m *gp.Model, bestF float64) acq.Acquisition {
 }
 
 // maximize maximises target (fn, or fn penalised) over the box [lower,
-// upper] of the unit box and returns the maximiser u with fn's value and
-// EI there; z is left to the caller.
-func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64) (proposal, error) {
+// upper] of the unit box from the given number of restarts picked among
+// the raw samples and the warm starts, and returns the maximiser u with
+// fn's value and EI there; z is left to the caller.
+func (s *surrogate) maximize(m *gp.Model, fn acq.Acquisition, target acq.Function, bestF float64, lower, upper []float64, seed uint64, restarts int, warm [][]float64) (proposal, error) {
 	res, err := acq.Maximize(target, lower, upper, acq.Options{
-		RawSamples: s.cfg.RawSamples, Restarts: s.cfg.Restarts, Selection: s.cfg.RestartSelection, Seed: seed,
+		RawSamples: s.cfg.RawSamples, Restarts: restarts, Selection: s.cfg.RestartSelection, Seed: seed,
+		Starts: warm,
 	})
 	if err != nil {
 		return proposal{}, fmt.Errorf("maximise %s: %w", s.cfg.Acq, err)
 	}
 	mean, variance := m.Predict(res.X)
 	ei, _, _ := acq.EI(mean, variance, bestF)
-	return proposal{u: res.X, acqValue: fn.Eval(res.X, nil), ei: ei}, nil
+	return proposal{u: res.X, acqValue: fn.Eval(res.X, nil), ei: ei, search: res}, nil
 }
 
 // unitBox returns the bounds of [0, 1]^d.

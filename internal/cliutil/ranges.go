@@ -174,6 +174,7 @@ var flagRanges = map[string]Range{
 	"tr-successes":           AtLeast(1),
 	"val-fraction":           Range{Min: 0, Max: 1, MaxOpen: true},
 	"warm-iter":              AtLeast(0).With("0: the default"),
+	"warm-starts":            AtLeast(0).With("0: none"),
 	"workers":                coresRange("all cores"),
 }
 

@@ -1,7 +1,13 @@
 package gp
 
 import (
+	"fmt"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tlbo-native/tlbo-native/internal/openblas"
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 )
 
 // BenchmarkSGPREval times one objective+gradient evaluation of each sparse
@@ -23,6 +29,33 @@ func BenchmarkSGPREval(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPredictGradBatch times PredictGradBatch on batches of the sizes
+// an acquisition's lockstep asks (up to 50 restarts' points) for an SGPR
+// posterior of the GP benchmarks' problem (N = 2000, M = 500, d = 25), on
+// one OpenBLAS thread as the maximiser runs it.
+func BenchmarkPredictGradBatch(b *testing.B) {
+	defer openblas.OneThread()()
+	const d = 25
+	p := NewBenchProblem(2000, d, 500, 1)
+	model, err := New(p.X, p.Y, Spec{Kernel: RBF, Inducing: p.Inducing}, p.Hyper)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []int{50, 10} {
+		b.Run(fmt.Sprintf("q=%d", q), func(b *testing.B) {
+			x := mat.NewDense(q, d, nil)
+			x.Copy(p.X.Slice(0, q, 0, d))
+			mean, variance := make([]float64, q), make([]float64, q)
+			dmean, dvar := mat.NewDense(q, d, nil), mat.NewDense(q, d, nil)
+			cpu0 := rusage.CPUSeconds()
+			for b.Loop() {
+				model.PredictGradBatch(x, mean, variance, dmean, dvar)
+			}
+			b.ReportMetric(1e6*(rusage.CPUSeconds()-cpu0)/float64(b.N), "cpu-us/op")
 		})
 	}
 }

@@ -14,7 +14,9 @@ import (
 //	mean(x) = μ + kᵀv,  var(x) = s - kᵀ C k.
 //
 // For SGPR v = P⁻¹K_uf r/σ² and C = K_uu⁻¹ - P⁻¹ with P = K_uu + K_uf K_fu/σ²;
-// for the exact GP v = K⁻¹r and C = K⁻¹ (K including the noise).
+// for the exact GP v = K⁻¹r and C = K⁻¹ (K including the noise). C is
+// stored in full and exactly symmetric (every writer symmetrises it), so
+// that a product with it may read either triangle.
 type posterior struct {
 	centres   blas64.General
 	centresSq []float64

@@ -11,7 +11,8 @@ import (
 
 // gradBatchScratch is the workspace of PredictGradBatch: Q x d scaled
 // inputs and chain factors, Q x M correlations, their derivative factors
-// and kC, and the per-row sums of the gradient weights.
+// (Matérn only: the RBF kernel's are the correlations) and kC, and the
+// per-row sums of the gradient weights.
 type gradBatchScratch struct {
 	xh, jac, k, kap, ck blas64.General
 	xSq, sv, sc         []float64
@@ -41,7 +42,7 @@ func (m *Model) PredictGradBatch(x *mat.Dense, mean, variance []float64, dmean, 
 	defer gradBatchPool.Put(ws)
 	mm := m.post.centres.Rows
 	ws.xh, ws.jac = reshape(ws.xh, q, d), reshape(ws.jac, q, d)
-	ws.k, ws.kap, ws.ck = reshape(ws.k, q, mm), reshape(ws.kap, q, mm), reshape(ws.ck, q, mm)
+	ws.k, ws.ck = reshape(ws.k, q, mm), reshape(ws.ck, q, mm)
 	raw := x.RawMatrix()
 	for i := 0; i < q; i++ {
 		m.scale(raw.Data[i*raw.Stride:i*raw.Stride+d], ws.xh.Data[i*d:(i+1)*d], ws.jac.Data[i*d:(i+1)*d])
@@ -83,21 +84,36 @@ func dimsString(a *mat.Dense) string {
 func (p *posterior) predictGradBatchScaled(k Kernel, ws *gradBatchScratch, mean, variance []float64, dmean, dvar blas64.General) {
 	q, mm := ws.xh.Rows, p.centres.Rows
 	// k_ij = s·corr(x̂_i, ẑ_j) and its derivative factor, from one dgemm.
-	crossCorr(k, ws.xh, ws.xSq, p.centres, p.centresSq, ws.k, ws.kap)
+	// The RBF kernel's factor is its correlation: kap aliases k then (the
+	// loop below reads kap_ij before it overwrites k_ij).
+	kap := ws.k
+	if k == RBF {
+		crossCorr(k, ws.xh, ws.xSq, p.centres, p.centresSq, ws.k, blas64.General{})
+	} else {
+		ws.kap = reshape(ws.kap, q, mm)
+		kap = ws.kap
+		crossCorr(k, ws.xh, ws.xSq, p.centres, p.centresSq, ws.k, ws.kap)
+		for i := range kap.Data {
+			kap.Data[i] *= p.s
+		}
+	}
 	for i := range ws.k.Data {
 		ws.k.Data[i] *= p.s
-		ws.kap.Data[i] *= p.s
 	}
-	// kC for every row at once from the upper triangle of C (dsymm, as
-	// predictScaled's dsymv).
-	blas64.Symm(blas.Right, 1, blas64.Symmetric{Uplo: blas.Upper, N: mm, Stride: p.c.Stride, Data: p.c.Data}, ws.k, 0, ws.ck)
+	// kC for every row at once. C is stored in full and exactly symmetric,
+	// so dgemm reads the same numbers as predictScaled's dsymv on its upper
+	// triangle. OpenBLAS's dgemm skips dsymm's symmetric packing of C:
+	// about the same CPU at 50 rows, some 9% less at 10 (the packing of
+	// the M x M matrix weighs more on few rows; BenchmarkPredictGradBatch),
+	// and it gave the same bits on every maximisation compared (issue 51).
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ws.k, p.c, 0, ws.ck)
 	if cap(ws.sv) < q {
 		ws.sv, ws.sc = make([]float64, q), make([]float64, q)
 	}
 	sv, sc := ws.sv[:q], ws.sc[:q]
 	floor := minVarRel * p.s
 	for i := 0; i < q; i++ {
-		kc, kap, ck := ws.k.Data[i*mm:(i+1)*mm], ws.kap.Data[i*mm:(i+1)*mm], ws.ck.Data[i*mm:(i+1)*mm]
+		kc, kap, ck := ws.k.Data[i*mm:(i+1)*mm], kap.Data[i*mm:(i+1)*mm], ws.ck.Data[i*mm:(i+1)*mm]
 		mu, quad := p.mean, 0.0
 		for j, kv := range kc {
 			mu += kv * p.v[j]
