@@ -253,6 +253,13 @@ type Spec[O, E any] struct {
 	// first time an encoding or a retraining mini-batch needs them); it
 	// returns the others as they are. Optional.
 	Materialise func(ex []E) ([]E, error)
+	// Prefetch, when set with Materialise, is told the batches of examples
+	// that Materialise will be given next, in order (a retraining's
+	// mini-batches, an encoding's chunks), so that it can complete them in
+	// the background while the network works on the earlier ones; the stop
+	// it returns ends that work and returns once it has ended. What
+	// Materialise returns does not depend on it, only when. Optional.
+	Prefetch func(batches [][]E) (stop func())
 	// Report prints the trained network's quality on validation examples
 	// (optional).
 	Report func(env *Env, net models.VAE[E], val []E, opts ReportOptions) error

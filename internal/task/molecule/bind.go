@@ -132,6 +132,18 @@ func materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
 	return lazy.materialise(ex)
 }
 
+// prefetch makes the data-set molecules of the batches that materialise
+// will be given next in the background (lazyCache.prefetch).
+func prefetch(batches [][]jtvae.Example) (stop func()) {
+	bound.Lock()
+	lazy := bound.lazy
+	bound.Unlock()
+	if lazy == nil {
+		return func() {}
+	}
+	return lazy.prefetch(batches)
+}
+
 // vocabulary returns the vocabulary of --vocab, else the data directory's
 // shipped one, else (with --synthetic-data) the clusters of the built-in
 // sample; path names it.

@@ -2,6 +2,7 @@ package molecule
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
@@ -82,6 +83,10 @@ type lazyCache struct {
 	madeCount int
 	touched   map[int]bool
 	flushed   time.Time // when the part files were last written
+	// inflight holds the molecules being made, each with the channel
+	// that is closed when the call making it ends.
+	inflight map[int]chan struct{}
+	progress featuriseProgress
 }
 
 // openLazy reads what the cache under root holds of smiles: whole shards
@@ -94,7 +99,8 @@ func openLazy(o CacheOptions, f *Featuriser, smiles []string) (*lazyCache, error
 	key := CacheKey(o.DataDigest, f.vocab, o.ShardSize)
 	c := &lazyCache{f: f, dir: filepath.Join(o.Dir, key), key: key, size: o.ShardSize, workers: o.Workers, log: o.Log,
 		smiles: smiles, index: make(map[string]int, len(smiles)), made: make([]Cached, len(smiles)),
-		done: make([]bool, len(smiles)), dirty: map[int]bool{}, touched: map[int]bool{}, flushed: time.Now()}
+		done: make([]bool, len(smiles)), dirty: map[int]bool{}, touched: map[int]bool{}, flushed: time.Now(),
+		inflight: map[int]chan struct{}{}, progress: featuriseProgress{every: progressEvery}}
 	for i, s := range smiles {
 		if _, dup := c.index[s]; !dup {
 			c.index[s] = i
@@ -160,34 +166,15 @@ func isPlaceholder(ex jtvae.Example) bool {
 // featurisation, made now (in parallel) where it is not made yet. A
 // molecule that cannot be featurised is an error (see the package note).
 func (c *lazyCache) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
+	want, err := c.positions(ex)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.make(nil, want); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var want []int // data-set positions to make, each once
-	seen := map[int]bool{}
-	for _, e := range ex {
-		if !isPlaceholder(e) {
-			continue
-		}
-		i, ok := c.index[e.Smiles]
-		if !ok {
-			return nil, fmt.Errorf("molecule %q: not in the data set whose featurisation is made on demand", e.Smiles)
-		}
-		if !c.done[i] && !seen[i] {
-			seen[i] = true
-			want = append(want, i)
-		}
-	}
-	slices.Sort(want)
-	forEach(nil, c.workers, len(want), func(k int) {
-		i := want[k]
-		c.made[i] = packCached(c.f.Featurise(c.smiles[i]))
-	})
-	for _, i := range want {
-		c.done[i] = true
-		c.dirty[i/c.size], c.touched[i/c.size] = true, true
-	}
-	c.pending += len(want)
-	c.madeCount += len(want)
 	if c.pending >= flushEvery || c.pending > 0 && time.Since(c.flushed) >= flushAfter {
 		if err := c.flushLocked(); err != nil {
 			return nil, err
@@ -207,6 +194,135 @@ func (c *lazyCache) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
 		out[k].Vocab, out[k].Smiles = c.f.vocab, e.Smiles
 	}
 	return out, nil
+}
+
+// positions returns the data-set positions of the placeholders of ex not
+// made yet, each once, in order; a placeholder of a molecule outside the
+// data set is an error.
+func (c *lazyCache) positions(ex []jtvae.Example) ([]int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var want []int
+	seen := map[int]bool{}
+	for _, e := range ex {
+		if !isPlaceholder(e) {
+			continue
+		}
+		i, ok := c.index[e.Smiles]
+		if !ok {
+			return nil, fmt.Errorf("molecule %q: not in the data set whose featurisation is made on demand", e.Smiles)
+		}
+		if !c.done[i] && !seen[i] {
+			seen[i] = true
+			want = append(want, i)
+		}
+	}
+	slices.Sort(want)
+	return want, nil
+}
+
+// make featurises the molecules at positions want that are not made yet,
+// in parallel, and waits for those that another call is making. A
+// molecule is made once whoever asks first: a call claims the molecules
+// nobody is making (inflight) before it makes them, outside the lock. When
+// ctx ends it returns its error, what it claimed and did not make given
+// back; a call that waited for them then makes them itself.
+func (c *lazyCache) make(ctx context.Context, want []int) error {
+	ctx = orBackground(ctx)
+	for {
+		mine, wait := c.claim(want)
+		if len(mine) == 0 && len(wait) == 0 {
+			return nil
+		}
+		if len(mine) > 0 {
+			if err := c.makeClaimed(ctx, mine); err != nil {
+				return err
+			}
+		}
+		for _, ch := range wait {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// claim returns the molecules of want that nobody makes, now claimed, and
+// the channels of the calls making others.
+func (c *lazyCache) claim(want []int) (mine []int, wait []chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, i := range want {
+		switch ch, ok := c.inflight[i]; {
+		case c.done[i]:
+		case ok:
+			wait = append(wait, ch)
+		default:
+			mine = append(mine, i)
+		}
+	}
+	if len(mine) > 0 {
+		ch := make(chan struct{})
+		for _, i := range mine {
+			c.inflight[i] = ch
+		}
+	}
+	return mine, wait
+}
+
+// makeClaimed featurises the claimed molecules at positions mine and
+// keeps what it made; the others (ctx ended) it gives back.
+func (c *lazyCache) makeClaimed(ctx context.Context, mine []int) error {
+	made := make([]Cached, len(mine))
+	finished := make([]bool, len(mine))
+	err := forEach(ctx, c.workers, len(mine), func(k int) {
+		made[k], finished[k] = packCached(c.f.Featurise(c.smiles[mine[k]])), true
+		c.progress.add(c.log, time.Now())
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.inflight[mine[0]]
+	n := 0
+	for k, i := range mine {
+		delete(c.inflight, i)
+		if finished[k] {
+			c.made[i], c.done[i] = made[k], true
+			c.dirty[i/c.size], c.touched[i/c.size] = true, true
+			n++
+		}
+	}
+	close(ch)
+	c.pending += n
+	c.madeCount += n
+	return err
+}
+
+// prefetch makes the molecules of batches, batch by batch in order, in the
+// background, as materialise will (the same molecules, the same
+// featurisation), so that materialise finds them made or being made; the
+// cache is written by materialise and flush as before. stop ends the work
+// between molecules and returns once it has ended.
+func (c *lazyCache) prefetch(batches [][]jtvae.Example) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for _, b := range batches {
+			want, err := c.positions(b)
+			if err != nil {
+				continue // materialise says so when it gets there
+			}
+			if c.make(ctx, want) != nil {
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-ended
+	}
 }
 
 // flush writes the shards with molecules made since the last flush.
@@ -240,6 +356,41 @@ func (c *lazyCache) flushLocked() error {
 	}
 	c.pending, c.flushed = 0, time.Now()
 	return nil
+}
+
+// progressEvery is how often featurisation on demand says how far it has
+// gone, as long work without a terminal does (cmd's progress lines).
+const progressEvery = time.Minute
+
+// featuriseProgress counts the molecules made on demand (by materialise
+// and prefetch alike) and writes a line about them at most every
+// every (progressEvery) while they are being made: a retraining or an encoding
+// whose mini-batches need thousands of them otherwise shows nothing for
+// minutes.
+type featuriseProgress struct {
+	mu     sync.Mutex
+	every  time.Duration
+	made   int       // molecules made on demand so far
+	since  time.Time // the first molecule of the stretch
+	atLine int       // made before the stretch the next line tells of
+	last   time.Time // the last molecule made
+}
+
+// add counts one molecule made at now and writes the line on w when it
+// is due.
+func (p *featuriseProgress) add(w io.Writer, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.made++
+	if p.since.IsZero() || now.Sub(p.last) >= p.every { // a new stretch of work, not the idle time before it
+		p.since, p.atLine = now, p.made-1
+	}
+	p.last = now
+	if d := now.Sub(p.since); w != nil && d >= p.every {
+		fmt.Fprintf(w, "featurising on demand: %d molecules in the last %s (%.1f/s), %d since the run started\n",
+			p.made-p.atLine, d.Round(time.Second), float64(p.made-p.atLine)/d.Seconds(), p.made)
+		p.atLine, p.since = p.made, time.Time{}
+	}
 }
 
 // stats returns the molecules made on demand so far and the shards they

@@ -108,6 +108,7 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		Score:        scoreArgs,
 		Example:      example,
 		Materialise:  materialise,
+		Prefetch:     prefetch,
 		Bind:         bind,
 		NewNetwork:   newNetwork,
 		Decode:       decode,
