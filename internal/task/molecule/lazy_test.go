@@ -69,6 +69,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 	}
 	ckpt := tinyNetwork(t, small, data)
 
+	b, tk := newTask()
 	run := func(mode string) (*bo.Result, string) {
 		cache := filepath.Join(t.TempDir(), "cache")
 		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: cache, optFeaturise: mode, optWorkers: 2})
@@ -77,7 +78,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 		cfg.RawSamples, cfg.Restarts, cfg.Seed = 32, 4, 3
 		cfg.InitialRetrainEpochs, cfg.RetrainEpochs = 0.5, 0.5
 		elbo, _ := models.ParseELBO("lbo")
-		res, err := lookup(t).Optimize(env, task.OptimizeRequest{
+		res, err := tk.Optimize(env, task.OptimizeRequest{
 			Model:   task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20},
 			Config:  cfg,
 			Options: bo.Options{Dir: filepath.Join(t.TempDir(), "run")},
@@ -88,9 +89,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 		return res, cache
 	}
 	lazyRes, lazyCache := run(FeaturiseOnDemand)
-	bound.Lock()
-	lazy := bound.lazy
-	bound.Unlock()
+	lazy := b.onDemand()
 	if lazy == nil {
 		t.Fatal("the on-demand run bound no lazy cache")
 	}

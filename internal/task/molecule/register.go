@@ -61,8 +61,13 @@ func init() {
 
 // TaskSpec describes the molecule task for the registry: objects are SMILES
 // strings, network examples their JT-VAE featurisation over the vocabulary
-// bound from the task's options.
-func TaskSpec() task.Spec[string, jtvae.Example] {
+// bound from the task's options. Each call has its own binding (the
+// vocabulary, featurisation and decode workers a verb binds), which its
+// hooks share.
+func TaskSpec() task.Spec[string, jtvae.Example] { return (&binding{}).spec() }
+
+// spec is TaskSpec over the binding b.
+func (b *binding) spec() task.Spec[string, jtvae.Example] {
 	return task.Spec[string, jtvae.Example]{
 		Name:     TaskName,
 		Usage:    "molecules (SMILES) scored by --objective: penalised logP (the paper's), QED or a PMO task (JT-VAE; higher is better)",
@@ -101,19 +106,19 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 		}, task.ProgramOptions(optObjective, optInitial)...),
 		Networks:     []string{jtvae.NetworkKind},
 		Objective:    objective,
-		Dataset:      dataset,
+		Dataset:      b.dataset,
 		InitialCalls: func(env *task.Env) bool { return env.Opts.Int(optInitial) > 0 },
 		Diversity:    Diversity,
 		BuildData:    buildData,
 		Score:        scoreArgs,
-		Example:      example,
-		Materialise:  materialise,
-		Prefetch:     prefetch,
-		Bind:         bind,
+		Example:      b.example,
+		Materialise:  b.materialise,
+		Prefetch:     b.prefetch,
+		Bind:         b.bind,
 		NewNetwork:   newNetwork,
-		Decode:       decode,
-		DecodeWidth:  decodeWidth,
-		Report:       report,
+		Decode:       b.decode,
+		DecodeWidth:  b.decodeWidth,
+		Report:       b.report,
 		ReadObjects:  ReadSmiles,
 		WriteObjects: task.WriteLines,
 		Import:       importCheckpoint,
