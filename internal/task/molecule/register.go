@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -93,7 +94,8 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
 				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
 				"molecules are scored once and cached (--cache-dir); optimize also takes "+task.CommandPrefix+"\"CMD ARGS\", your program "+
-				"(docs/objectives.md)",
+				"(docs/objectives.md), or "+manual.Objective+": people measure the molecules, handed out by ask and told back by tell "+
+				"(docs/ask-tell.md)",
 				task.VerbScore, task.VerbOptimize, task.VerbAnalyze),
 			task.IntOption(optInitial, 0, 0, "the PMO protocol: start from N molecules drawn at random (--seed) from the training split "+
 				"and scored with --objective (a program included), the run's first N oracle calls (recorded in RUN_DIR/"+bo.InitialFile+
