@@ -111,9 +111,8 @@ type EncodeBatcher interface {
 	EncodeBatchSize() int
 }
 
-// EncodeBatchSize returns the batches EncodeMeans gives v: examples
-// encoded in calls of a multiple of it get the means of one call.
-func EncodeBatchSize(v any) int {
+// encodeBatchSize returns v's encoding batch size.
+func encodeBatchSize(v any) int {
 	if b, ok := v.(EncodeBatcher); ok && b.EncodeBatchSize() > 0 {
 		return b.EncodeBatchSize()
 	}
@@ -131,7 +130,7 @@ func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
 	err := torch.OnOneThread(func() error {
 		var err error
 		torch.NoGrad(func() {
-			size := EncodeBatchSize(v)
+			size := encodeBatchSize(v)
 			for lo := 0; lo < len(examples) && err == nil; lo += size {
 				var mu []float64
 				mu, err = encodeBatch(v, examples[lo:min(lo+size, len(examples))])

@@ -119,41 +119,19 @@ func (m *Model[O, E]) Encode(objs []O) (*mat.Dense, error) {
 	return mat.NewDense(len(objs), m.net.LatentDim(), mu), nil
 }
 
-// encodeChunk is the number of the network's encoding batches that Encode
-// materialises at once when the task prefetches.
-const encodeChunk = 4
-
 // encodeMeans returns the encoder means of ex, each example materialised
-// first (Spec.Materialise). With Spec.Prefetch it goes chunk by chunk,
-// the next chunks made in the background while one is encoded; a chunk
-// is a multiple of the network's encoding batch, so the means are those
-// of one EncodeMeans call.
+// first: for the encoder alone where the task can (Spec.MaterialiseEncoder),
+// else whole (Spec.Materialise).
 func (m *Model[O, E]) encodeMeans(ex []E) ([]float64, error) {
-	if m.d.s.Materialise == nil || m.d.s.Prefetch == nil {
-		ex, err := m.d.materialise(ex)
-		if err != nil {
-			return nil, fmt.Errorf("encode: %w", err)
-		}
-		return models.EncodeMeans(m.net, ex)
+	materialise := m.d.materialise
+	if m.d.s.MaterialiseEncoder != nil {
+		materialise = m.d.s.MaterialiseEncoder
 	}
-	var chunks [][]E
-	for size := encodeChunk * models.EncodeBatchSize(m.net); len(ex) > 0; ex = ex[min(size, len(ex)):] {
-		chunks = append(chunks, ex[:min(size, len(ex))])
+	ex, err := materialise(ex)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
 	}
-	defer m.d.s.Prefetch(chunks)()
-	var mu []float64
-	for _, c := range chunks {
-		c, err := m.d.materialise(c)
-		if err != nil {
-			return nil, fmt.Errorf("encode: %w", err)
-		}
-		got, err := models.EncodeMeans(m.net, c)
-		if err != nil {
-			return nil, err
-		}
-		mu = append(mu, got...)
-	}
-	return mu, nil
+	return models.EncodeMeans(m.net, ex)
 }
 
 // Decode decodes the rows of z with the model's decoding options;

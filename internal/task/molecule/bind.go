@@ -151,6 +151,16 @@ func (b *binding) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
 	return lazy.materialise(ex)
 }
 
+// materialiseEncoder makes what the encoder reads of the data-set
+// molecules of ex that example left to be made on demand (lazy.go).
+func (b *binding) materialiseEncoder(ex []jtvae.Example) ([]jtvae.Example, error) {
+	lazy := b.onDemand()
+	if lazy == nil || !slices.ContainsFunc(ex, isPlaceholder) {
+		return ex, nil
+	}
+	return lazy.materialiseEncoder(ex)
+}
+
 // prefetch makes the data-set molecules of the batches that materialise
 // will be given next in the background (lazyCache.prefetch).
 func (b *binding) prefetch(batches [][]jtvae.Example) (stop func()) {

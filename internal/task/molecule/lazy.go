@@ -23,8 +23,12 @@ import (
 // (2,000 best and 8,000 random molecules of the training split) and of the
 // retraining's mini-batches (drawn by rank weight, mostly among the best),
 // not of all 200,000 molecules. Optimize therefore featurises a data-set
-// molecule the first time an encoding or a mini-batch needs it, into the
-// same cache as the full featurisation. The random GP points fall in nearly
+// molecule the first time a mini-batch needs it, into the same cache as
+// the full featurisation; the next mini-batches' molecules are made in the
+// background while a step runs (prefetch). An encoding needs only a
+// molecule's tree and graph, some 5% of the work (the rest is recovery and
+// assembly), so a GP point not made yet gets those alone, kept for the run
+// but not in the cache (materialiseEncoder). The random GP points fall in nearly
 // every shard, so the fill is per molecule, not per shard: the molecules of
 // a shard made so far are kept in a part file beside it
 // (shard-00012.part.gob: the shard's format with a Made mask, under its own
@@ -38,7 +42,8 @@ import (
 // file says it checked recovery, RecoveredArray) and the vocabulary labels
 // all its clusters: the verdict of the full featurisation, which fails past
 // that point only in assembly (no ZINC250K training molecule does). A
-// molecule that passed that check and then fails to featurise stops the
+// molecule that passed that check and then fails to featurise (for an
+// encoding, to make its tree and graph; in a mini-batch, at all) stops the
 // run with an error that says to make the whole cache first; it is never
 // left out silently. Data files made before data molecule checked recovery
 // are featurised whole (useCache): 14 of ZINC250K's training molecules
@@ -86,6 +91,9 @@ type lazyCache struct {
 	// inflight holds the molecules being made, each with the channel
 	// that is closed when the call making it ends.
 	inflight map[int]chan struct{}
+	// encoder holds the trees and graphs made for the encoder alone
+	// (materialiseEncoder), by position.
+	encoder  map[int]Cached
 	progress featuriseProgress
 }
 
@@ -100,7 +108,7 @@ func openLazy(o CacheOptions, f *Featuriser, smiles []string) (*lazyCache, error
 	c := &lazyCache{f: f, dir: filepath.Join(o.Dir, key), key: key, size: o.ShardSize, workers: o.Workers, log: o.Log,
 		smiles: smiles, index: make(map[string]int, len(smiles)), made: make([]Cached, len(smiles)),
 		done: make([]bool, len(smiles)), dirty: map[int]bool{}, touched: map[int]bool{}, flushed: time.Now(),
-		inflight: map[int]chan struct{}{}, progress: featuriseProgress{every: progressEvery}}
+		inflight: map[int]chan struct{}{}, encoder: map[int]Cached{}, progress: featuriseProgress{every: progressEvery}}
 	for i, s := range smiles {
 		if _, dup := c.index[s]; !dup {
 			c.index[s] = i
@@ -180,20 +188,60 @@ func (c *lazyCache) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
 			return nil, err
 		}
 	}
+	return c.fillLocked(ex, func(i int) Cached { return c.made[i] })
+}
+
+// fillLocked returns ex with each placeholder replaced by get's example of
+// its molecule (by data-set position); get's error is the run's.
+func (c *lazyCache) fillLocked(ex []jtvae.Example, get func(i int) Cached) ([]jtvae.Example, error) {
 	out := slices.Clone(ex)
 	for k, e := range ex {
 		if !isPlaceholder(e) {
 			continue
 		}
 		i := c.index[e.Smiles]
-		if err := c.made[i].Err; err != nil {
+		made := get(i)
+		if err := made.Err; err != nil {
 			return nil, fmt.Errorf("data-set molecule %d (%s) passed the data's decomposition and the vocabulary but cannot be featurised: %w; "+
 				"featurise the whole training split first (optimize --%s %s) so that it is left out from the start", i+1, e.Smiles, err, optFeaturise, FeaturiseFull)
 		}
-		out[k] = c.made[i].Example
+		out[k] = made.Example
 		out[k].Vocab, out[k].Smiles = c.f.vocab, e.Smiles
 	}
 	return out, nil
+}
+
+// materialiseEncoder is materialise for the encoder alone: a molecule not
+// made yet gets its tree and graph (FeaturiseEncoder, some 5% of the
+// work), made now in parallel and kept for the run but not in the cache,
+// whose shards hold whole examples. The encoder reads nothing else, so the
+// encodings are those of materialise's examples; only a molecule that
+// fails at recovery or assembly, which the data's check leaves to a
+// retraining to find, is not an error here.
+func (c *lazyCache) materialiseEncoder(ex []jtvae.Example) ([]jtvae.Example, error) {
+	want, err := c.positions(ex)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	want = slices.DeleteFunc(want, func(i int) bool { _, ok := c.encoder[i]; return ok })
+	c.mu.Unlock()
+	made := make([]Cached, len(want))
+	forEach(nil, c.workers, len(want), func(k int) {
+		made[k] = packCached(c.f.FeaturiseEncoder(c.smiles[want[k]]))
+		c.progress.add(c.log, time.Now())
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, i := range want {
+		c.encoder[i] = made[k]
+	}
+	return c.fillLocked(ex, func(i int) Cached {
+		if c.done[i] {
+			return c.made[i]
+		}
+		return c.encoder[i]
+	})
 }
 
 // positions returns the data-set positions of the placeholders of ex not

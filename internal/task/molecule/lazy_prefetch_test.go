@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
+	"github.com/tlbo-native/tlbo-native/torch"
 )
 
 // prefetchBatches returns batches of placeholders of cacheMolecules'
@@ -251,5 +254,108 @@ func TestFeaturiseProgress(t *testing.T) {
 	p.add(nil, t1.Add(time.Hour)) // no writer: counted, nothing written
 	if p.made != 93 {
 		t.Errorf("%d molecules counted, want 93", p.made)
+	}
+}
+
+// TestEncoderExamples: FeaturiseEncoder gives Featurise's tree and graph
+// without assembly groups, and a JT-VAE encodes a batch of them exactly as
+// the whole examples; a molecule Featurise refuses before recovery it
+// refuses alike.
+func TestEncoderExamples(t *testing.T) {
+	smiles, f := cacheMolecules(t)
+	var full, enc []jtvae.Example
+	for _, s := range smiles {
+		want, werr := featurised(f, s)
+		got, err := f.FeaturiseEncoder(s)
+		if werr != nil {
+			if err == nil && (strings.Contains(werr.Error(), "decompose") || strings.Contains(werr.Error(), "not in the vocabulary")) {
+				t.Errorf("%s: Featurise fails (%v), FeaturiseEncoder does not", s, werr)
+			}
+			continue
+		}
+		if err != nil || got.Assembly != nil || !reflect.DeepEqual(got.Tree, want.Tree) || !reflect.DeepEqual(got.Graph, want.Graph) {
+			t.Errorf("%s: encoder example (error %v) is not Featurise's tree and graph alone", s, err)
+			continue
+		}
+		full, enc = append(full, want), append(enc, got)
+	}
+	cfg := jtvae.DefaultConfig(f.vocab)
+	cfg.Hidden, cfg.Latent, cfg.LatentTree = 16, 8, 4
+	if err := torch.ManualSeed(1); err != nil {
+		t.Fatal(err)
+	}
+	net, err := jtvae.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	a, err := models.EncodeMeans(net, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := models.EncodeMeans(net, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(full)*8 || !slices.Equal(a, b) {
+		t.Errorf("encoder means of the whole examples and of the encoder's differ (%d molecules)", len(full))
+	}
+}
+
+// TestMaterialiseEncoder: for an encoding, molecules not made get their
+// tree and graph, written to no cache file and not counted as made, while
+// those made give their whole examples; a molecule outside the data set,
+// or one whose tree cannot be made, is an error naming it.
+func TestMaterialiseEncoder(t *testing.T) {
+	smiles, f := cacheMolecules(t)
+	batches := prefetchBatches(t, smiles, f)
+	c, err := openLazy(cacheOptions(t.TempDir(), &bytes.Buffer{}), f, smiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := c.materialise(batches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	files := cacheFiles(t, c.dir)
+	made, _ := c.stats()
+	got, err := c.materialiseEncoder(batches[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, e := range got {
+		if e.Smiles != batches[1][k].Smiles {
+			t.Fatalf("example %d is %s, want %s", k, e.Smiles, batches[1][k].Smiles)
+		}
+		ex, err := e.Unpack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := featurised(f, e.Smiles)
+		if i := slices.IndexFunc(batches[0], func(w jtvae.Example) bool { return w.Smiles == e.Smiles }); i >= 0 {
+			if !reflect.DeepEqual(e, whole[i]) {
+				t.Errorf("%s: made, but not its whole example", e.Smiles)
+			}
+		} else if ex.Assembly != nil || !reflect.DeepEqual(ex.Tree, want.Tree) || !reflect.DeepEqual(ex.Graph, want.Graph) {
+			t.Errorf("%s: not its tree and graph alone", e.Smiles)
+		}
+	}
+	if n, _ := c.stats(); n != made {
+		t.Errorf("%d molecules made after the encoding, %d before", n, made)
+	}
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cacheFiles(t, c.dir), files) {
+		t.Error("the encoding changed the cache's files")
+	}
+	if _, err := c.materialiseEncoder([]jtvae.Example{{Vocab: f.vocab, Smiles: "CCO"}}); err == nil || !strings.Contains(err.Error(), `"CCO": not in the data set`) {
+		t.Errorf("a molecule outside the data set: %v", err)
+	}
+	if _, err := c.materialiseEncoder([]jtvae.Example{{Vocab: f.vocab, Smiles: smiles[7]}}); err == nil || !strings.Contains(err.Error(), "data-set molecule 8 (not a smiles)") {
+		t.Errorf("a molecule whose tree cannot be made: %v", err)
 	}
 }
