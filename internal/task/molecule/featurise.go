@@ -105,8 +105,7 @@ func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
 // FeaturiseEncoder builds what the JT-VAE's encoder reads of a molecule:
 // the junction tree and the graph of Featurise, without the assembly
 // groups (a batch of such examples encodes as theirs, jtvae.Collate). The
-// recovery and the assembly it leaves out take some 95% of Featurise's
-// time on ZINC.
+// recovery and the assembly it leaves out take most of Featurise's time.
 func (f *Featuriser) FeaturiseEncoder(smiles string) (jtvae.Example, error) {
 	ex, t, err := f.encoderExample(smiles)
 	if err == nil {

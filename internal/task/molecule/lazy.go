@@ -26,9 +26,9 @@ import (
 // molecule the first time a mini-batch needs it, into the same cache as
 // the full featurisation; the next mini-batches' molecules are made in the
 // background while a step runs (prefetch). An encoding needs only a
-// molecule's tree and graph, some 5% of the work (the rest is recovery and
-// assembly), so a GP point not made yet gets those alone, kept for the run
-// but not in the cache (materialiseEncoder). The random GP points fall in nearly
+// molecule's tree and graph, a small part of the work (most of it is
+// recovery and assembly), so a GP point not made yet gets those alone,
+// kept for the run but not in the cache (materialiseEncoder). The random GP points fall in nearly
 // every shard, so the fill is per molecule, not per shard: the molecules of
 // a shard made so far are kept in a part file beside it
 // (shard-00012.part.gob: the shard's format with a Made mask, under its own
@@ -212,8 +212,8 @@ func (c *lazyCache) fillLocked(ex []jtvae.Example, get func(i int) Cached) ([]jt
 }
 
 // materialiseEncoder is materialise for the encoder alone: a molecule not
-// made yet gets its tree and graph (FeaturiseEncoder, some 5% of the
-// work), made now in parallel and kept for the run but not in the cache,
+// made yet gets its tree and graph (FeaturiseEncoder, a small part of
+// the work), made now in parallel and kept for the run but not in the cache,
 // whose shards hold whole examples. The encoder reads nothing else, so the
 // encodings are those of materialise's examples; only a molecule that
 // fails at recovery or assembly, which the data's check leaves to a
