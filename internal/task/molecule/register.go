@@ -88,8 +88,9 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 				"(default: next to the data set, DIR/molecules.examples and DIR/molecules.scores; none: off)",
 				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.StringOption(optFeaturise, FeaturiseOnDemand, "featurise the training split's molecules "+FeaturiseOnDemand+
-				" (each the first time the GP's points or a retraining mini-batch need it, into the cache of --"+optCacheDir+
-				"; needs a data file of this release's data molecule) or "+FeaturiseFull+" (all of them first, as train does); "+
+				" (each the first time a retraining mini-batch needs it, into the cache of --"+optCacheDir+
+				", the next mini-batches' while a step runs; the GP's points only as far as the encoder reads them, not cached; "+
+				"needs a data file of this release's data molecule) or "+FeaturiseFull+" (all of them first, as train does); "+
 				"the run's queries are the same either way", task.VerbOptimize),
 			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
 				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
