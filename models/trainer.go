@@ -447,18 +447,10 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 	if lo, hi, ok := LabelRange(d.Labels); ok {
 		t.LabelMin, t.LabelMax, t.hasRange = lo, hi, true
 	}
-	weights := d.Weights
-	if weights == nil {
-		weights = make([]float64, d.Len())
-		for i := range weights {
-			weights[i] = 1
-		}
-	}
-	sampler, err := weighting.NewWeightedSampler(weights, t.rng)
+	sampler, bs, err := t.batchSampler(d, t.rng)
 	if err != nil {
 		return Losses{}, err
 	}
-	bs := min(t.Opts.BatchSize, d.Len())
 	examples := make([]E, bs)
 	var y []float64
 	if d.Labels != nil {
@@ -497,6 +489,46 @@ func (t *Trainer[E]) TrainSteps(d Data[E], steps int, progress StepFunc) (Losses
 		return Losses{}, err
 	}
 	return sum.Scaled(1 / float64(steps)), nil
+}
+
+// batchSampler returns TrainSteps' sampler of mini-batches over d (weights
+// d.Weights, else uniform) drawing from rng, and the batch size.
+func (t *Trainer[E]) batchSampler(d Data[E], rng *rand.Rand) (*weighting.WeightedSampler, int, error) {
+	weights := d.Weights
+	if weights == nil {
+		weights = make([]float64, d.Len())
+		for i := range weights {
+			weights[i] = 1
+		}
+	}
+	sampler, err := weighting.NewWeightedSampler(weights, rng)
+	return sampler, min(t.Opts.BatchSize, d.Len()), err
+}
+
+// PlanSteps returns the positions in d of the mini-batches that
+// TrainSteps(d, steps) will draw next, drawn from a copy of the sampler's
+// generator, which is left as it is. They are TrainSteps' batches when
+// Augment draws nothing from the generator (it is given it), so that a
+// caller can prepare them ahead (the molecule task featurises them while
+// the steps run).
+func (t *Trainer[E]) PlanSteps(d Data[E], steps int) ([][]int, error) {
+	state, err := t.pcg.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("plan steps: %w", err)
+	}
+	pcg := &rand.PCG{}
+	if err := pcg.UnmarshalBinary(state); err != nil {
+		return nil, fmt.Errorf("plan steps: %w", err)
+	}
+	sampler, bs, err := t.batchSampler(d, rand.New(pcg))
+	if err != nil {
+		return nil, err
+	}
+	plan := make([][]int, max(steps, 0))
+	for i := range plan {
+		plan[i] = sampler.Sample(bs)
+	}
+	return plan, nil
 }
 
 // TrainEpoch runs one epoch: N/B mini-batches (N examples, batch size B)

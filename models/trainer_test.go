@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -523,5 +524,48 @@ func TestWeightedValidation(t *testing.T) {
 	val.Weights = nil
 	if all := eval(func() (Losses, error) { return tr.validate(val) }); all.Total == drawn.Total {
 		t.Errorf("validation without weights: loss %v, the same as the weighted draw", all.Total)
+	}
+}
+
+// TestPlanSteps: the batches PlanSteps returns are those TrainSteps then
+// draws (seen by an Augment that draws nothing), with weights and without,
+// and planning draws nothing from the sampler.
+func TestPlanSteps(t *testing.T) {
+	tr := toyTrainer(t, "lbo")
+	defer tr.Close()
+	d := toyData(100)
+	for i := range d.Examples {
+		d.Examples[i][0] = float32(i) // the position, to tell the examples apart
+	}
+	weights := make([]float64, d.Len())
+	for i := range weights {
+		weights[i] = 1 / float64(1+i)
+	}
+	for _, w := range [][]float64{nil, weights} {
+		d.Weights = w
+		plan, err := tr.PlanSteps(d, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := tr.PlanSteps(d, 4)
+		if !reflect.DeepEqual(plan, again) {
+			t.Fatal("planning twice gave other batches: PlanSteps drew from the sampler")
+		}
+		var drawn [][]int
+		tr.Augment = func(ex []Dense, _ *rand.Rand) []Dense {
+			rows := make([]int, len(ex))
+			for k, e := range ex {
+				rows[k] = int(e[0])
+			}
+			drawn = append(drawn, rows)
+			return ex
+		}
+		if _, err := tr.TrainSteps(d, 4, nil); err != nil {
+			t.Fatal(err)
+		}
+		tr.Augment = nil
+		if len(plan) != 4 || len(plan[0]) != 32 || !reflect.DeepEqual(plan, drawn) {
+			t.Errorf("weights %v: planned %v, drawn %v", w != nil, plan, drawn)
+		}
 	}
 }

@@ -109,17 +109,29 @@ func (m *Model[O, E]) Accept(obj O) error {
 // Encode returns the encoder means of objs, one row per object.
 func (m *Model[O, E]) Encode(objs []O) (*mat.Dense, error) {
 	ex, err := m.d.examples(objs, m.example, m.key)
-	if err == nil {
-		ex, err = m.d.materialise(ex)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	mu, err := models.EncodeMeans(m.net, ex)
+	mu, err := m.encodeMeans(ex)
 	if err != nil {
 		return nil, err
 	}
 	return mat.NewDense(len(objs), m.net.LatentDim(), mu), nil
+}
+
+// encodeMeans returns the encoder means of ex, each example materialised
+// first: for the encoder alone where the task can (Spec.MaterialiseEncoder),
+// else whole (Spec.Materialise).
+func (m *Model[O, E]) encodeMeans(ex []E) ([]float64, error) {
+	materialise := m.d.materialise
+	if m.d.s.MaterialiseEncoder != nil {
+		materialise = m.d.s.MaterialiseEncoder
+	}
+	ex, err := materialise(ex)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return models.EncodeMeans(m.net, ex)
 }
 
 // Decode decodes the rows of z with the model's decoding options;
@@ -157,15 +169,21 @@ func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, err
 	}
 	m.tr.Restart(req.Seed)
 	steps := max(1, int(math.Floor(req.Epochs*float64(m.tr.StepsPerEpoch(len(ex))))))
+	data := models.Data[E]{Examples: ex, Labels: req.Scores, Weights: req.Weights}
 	var merr error
 	if m.d.s.Materialise != nil {
 		// Only the examples drawn into a mini-batch are made, as they are
 		// drawn; making them draws nothing from the sampler, so the batches
 		// are those of examples made beforehand.
+		stop, err := m.prefetchSteps(data, steps)
+		if err != nil {
+			return nil, fmt.Errorf("retrain: %w", err)
+		}
+		defer stop()
 		defer func(aug models.Augment[E]) { m.tr.Augment = aug }(m.tr.Augment)
 		m.tr.Augment = materialiseBatch(m.d.s.Materialise, m.tr.Augment, &merr)
 	}
-	l, err := m.tr.TrainSteps(models.Data[E]{Examples: ex, Labels: req.Scores, Weights: req.Weights}, steps, nil)
+	l, err := m.tr.TrainSteps(data, steps, nil)
 	m.net.SetTraining(false)
 	if merr != nil {
 		err = merr
@@ -174,6 +192,28 @@ func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, err
 		return nil, fmt.Errorf("retrain: %w", err)
 	}
 	return map[string]float64{"total": l.Total, "rec": l.Rec, "kl": l.KL, "pred": l.Pred, "metric": l.Metric, "beta": l.Beta}, nil
+}
+
+// prefetchSteps hands the mini-batches that the next steps over data will
+// draw to Spec.Prefetch and returns its stop. An Augment draws from the
+// sampler's generator, so with one the batches are not known ahead and
+// nothing is prefetched.
+func (m *Model[O, E]) prefetchSteps(data models.Data[E], steps int) (stop func(), err error) {
+	if m.d.s.Prefetch == nil || m.d.s.Augment != nil {
+		return func() {}, nil
+	}
+	plan, err := m.tr.PlanSteps(data, steps)
+	if err != nil {
+		return nil, err
+	}
+	batches := make([][]E, len(plan))
+	for i, rows := range plan {
+		batches[i] = make([]E, len(rows))
+		for k, j := range rows {
+			batches[i][k] = data.Examples[j]
+		}
+	}
+	return m.d.s.Prefetch(batches), nil
 }
 
 // materialiseBatch returns the retraining Augment that completes each

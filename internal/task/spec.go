@@ -274,6 +274,19 @@ type Spec[O, E any] struct {
 	// first time an encoding or a retraining mini-batch needs them); it
 	// returns the others as they are. Optional.
 	Materialise func(ex []E) ([]E, error)
+	// MaterialiseEncoder, when set with Materialise, completes examples
+	// for the encoder alone (Model.Encode), where that costs less: the
+	// molecule task's encoder reads a molecule's tree and graph, not the
+	// assembly candidates that take most of its featurisation. The
+	// encodings are those of Materialise's examples. Optional.
+	MaterialiseEncoder func(ex []E) ([]E, error)
+	// Prefetch, when set with Materialise, is told the mini-batches of
+	// examples that a retraining will hand Materialise, in order, so that
+	// it can complete them in the background while the network trains on
+	// the earlier ones; the stop it returns ends that work and returns once
+	// it has ended. What Materialise returns does not depend on it, only
+	// when. Optional.
+	Prefetch func(batches [][]E) (stop func())
 	// Report prints the trained network's quality on validation examples
 	// (optional).
 	Report func(env *Env, net models.VAE[E], val []E, opts ReportOptions) error

@@ -14,22 +14,41 @@ import (
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
-// bound is the featuriser of the vocabulary that the last verb bound (its
-// network's), and the cached featurisation of the data set's molecules over
-// it, by SMILES.
-var bound struct {
-	sync.Mutex
+// binding is what a verb binds (bind) and the task's hooks share: the
+// featuriser of its network's vocabulary, the cached featurisation of the
+// data set's molecules over it, by SMILES, and the workers of its
+// decodings. Each TaskSpec has its own, so that nothing of one verb's is
+// left in package variables for another (or another test) to find.
+type binding struct {
+	mu     sync.Mutex
 	vocab  Vocab
 	f      *Featuriser
 	cached map[string]Cached
 	lazy   *lazyCache // the data set's featurisation on demand (lazy.go), or nil
+	// workers is the verb's --workers: its decodings (decode) run on that
+	// many goroutines (0: one per CPU).
+	workers int
+}
+
+// featuriser returns the bound featuriser (nil before a verb binds one).
+func (b *binding) featuriser() *Featuriser {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.f
+}
+
+// decodeWorkers returns the workers of the verb's decodings.
+func (b *binding) decodeWorkers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.workers
 }
 
 // bind makes the vocabulary of the verb's network the featuriser's, so that
 // molecules are featurised over the clusters the network knows (a
 // checkpoint imported with its own vocabulary included). A --vocab whose
 // clusters differ from the network's is refused, naming the difference.
-func bind(env *task.Env, net models.VAE[jtvae.Example]) error {
+func (b *binding) bind(env *task.Env, net models.VAE[jtvae.Example]) error {
 	m, ok := net.(*jtvae.Model)
 	if !ok {
 		return fmt.Errorf("molecule task: network %T is not the JT-VAE", net)
@@ -49,17 +68,19 @@ func bind(env *task.Env, net models.VAE[jtvae.Example]) error {
 			return fmt.Errorf("--%s %s is not the checkpoint's vocabulary: %w; leave --%s out to use the checkpoint's", optVocab, p, err, optVocab)
 		}
 	}
-	bindVocab(v)
-	setDecodeWorkers(env.Opts.Int(optWorkers))
+	b.bindVocab(v)
+	b.mu.Lock()
+	b.workers = env.Opts.Int(optWorkers)
+	b.mu.Unlock()
 	return nil
 }
 
 // bindVocab makes v the featuriser's vocabulary.
-func bindVocab(v Vocab) {
-	bound.Lock()
-	defer bound.Unlock()
-	if bound.f == nil || !slices.Equal(bound.vocab, v) {
-		bound.f, bound.vocab, bound.cached, bound.lazy = NewFeaturiser(v), slices.Clone(v), nil, nil
+func (b *binding) bindVocab(v Vocab) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.f == nil || !slices.Equal(b.vocab, v) {
+		b.f, b.vocab, b.cached, b.lazy = NewFeaturiser(v), slices.Clone(v), nil, nil
 	}
 }
 
@@ -101,11 +122,11 @@ func sameClusters(a, b Vocab) error {
 
 // example returns the cached featurisation of a data-set molecule, else
 // featurises it.
-func example(smiles string) (jtvae.Example, error) {
-	bound.Lock()
-	f, lazy := bound.f, bound.lazy
-	c, ok := bound.cached[smiles]
-	bound.Unlock()
+func (b *binding) example(smiles string) (jtvae.Example, error) {
+	b.mu.Lock()
+	f, lazy := b.f, b.lazy
+	c, ok := b.cached[smiles]
+	b.mu.Unlock()
 	if ok {
 		return c.Example, c.Err
 	}
@@ -122,14 +143,39 @@ func example(smiles string) (jtvae.Example, error) {
 
 // materialise featurises the data-set molecules of ex that example left to
 // be made on demand (lazy.go).
-func materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
-	bound.Lock()
-	lazy := bound.lazy
-	bound.Unlock()
+func (b *binding) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
+	lazy := b.onDemand()
 	if lazy == nil || !slices.ContainsFunc(ex, isPlaceholder) {
 		return ex, nil
 	}
 	return lazy.materialise(ex)
+}
+
+// materialiseEncoder makes what the encoder reads of the data-set
+// molecules of ex that example left to be made on demand (lazy.go).
+func (b *binding) materialiseEncoder(ex []jtvae.Example) ([]jtvae.Example, error) {
+	lazy := b.onDemand()
+	if lazy == nil || !slices.ContainsFunc(ex, isPlaceholder) {
+		return ex, nil
+	}
+	return lazy.materialiseEncoder(ex)
+}
+
+// prefetch makes the data-set molecules of the batches that materialise
+// will be given next in the background (lazyCache.prefetch).
+func (b *binding) prefetch(batches [][]jtvae.Example) (stop func()) {
+	lazy := b.onDemand()
+	if lazy == nil {
+		return func() {}
+	}
+	return lazy.prefetch(batches)
+}
+
+// onDemand returns the data set's featurisation on demand, or nil.
+func (b *binding) onDemand() *lazyCache {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lazy
 }
 
 // vocabulary returns the vocabulary of --vocab, else the data directory's

@@ -300,25 +300,25 @@ func cacheRoot(option, dataPath, ext string) string {
 // --cache-dir (none: not at all; examples are then made as they are asked
 // for) and keeps them for example. It returns the molecules that could be
 // featurised, with their scores, and says on stderr how many were left out.
-func useCache(env *task.Env, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
+func (b *binding) useCache(env *task.Env, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
 	root := cacheRoot(env.Opts.String(optCacheDir), dataPath, ".examples")
-	bound.Lock()
-	unbound := bound.f == nil
-	bound.cached, bound.lazy = nil, nil
-	bound.Unlock()
+	b.mu.Lock()
+	unbound := b.f == nil
+	b.cached, b.lazy = nil, nil
+	b.mu.Unlock()
 	if root == "" || unbound { // no network bound: examples are made as they are asked for
 		return smiles, scores, nil
 	}
 	if env.Opts.String(optFeaturise) == FeaturiseOnDemand {
 		if clusters != nil {
-			return lazyData(env, root, dataPath, smiles, scores, clusters)
+			return b.lazyData(env, root, dataPath, smiles, scores, clusters)
 		}
 		if env.Stderr != nil {
 			fmt.Fprintf(env.Stderr, "molecule data set: %s has no %s or %s array (made by an earlier data molecule): featurising the whole training split; "+
 				"make the data again for featurisation on demand\n", dataPath, ClusterArray, RecoveredArray)
 		}
 	}
-	cached, f, err := readCache(env, root, dataPath, smiles)
+	cached, f, err := b.readCache(env, root, dataPath, smiles)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -335,11 +335,11 @@ func useCache(env *task.Env, dataPath string, smiles []string, scores []float64,
 		}
 	}
 	leftOut(env, len(smiles)-len(keep), len(smiles), first)
-	bound.Lock()
-	if bound.f == f {
-		bound.cached = m
+	b.mu.Lock()
+	if b.f == f {
+		b.cached = m
 	}
-	bound.Unlock()
+	b.mu.Unlock()
 	return keep, y, nil
 }
 
@@ -354,14 +354,12 @@ func leftOut(env *task.Env, n, of int, first error) {
 // lazyData is useCache with featurisation on demand (lazy.go): it keeps
 // the molecules featurised in the cache, those not made yet whose clusters
 // the vocabulary labels, and binds the cache for example and materialise.
-func lazyData(env *task.Env, root, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
+func (b *binding) lazyData(env *task.Env, root, dataPath string, smiles []string, scores []float64, clusters []string) ([]string, []float64, error) {
 	digest, err := task.FileDigest(dataPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	bound.Lock()
-	f := bound.f
-	bound.Unlock()
+	f := b.featuriser()
 	c, err := openLazy(CacheOptions{Dir: root, DataDigest: digest, Workers: env.Opts.Int(optWorkers), Log: env.Stderr}, f, smiles)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)
@@ -388,17 +386,17 @@ func lazyData(env *task.Env, root, dataPath string, smiles []string, scores []fl
 		fmt.Fprintf(env.Stderr, "featurisation cache %s: %d of %d training molecules made; the others are featurised as the run needs them\n",
 			c.dir, made, len(smiles))
 	}
-	bound.Lock()
-	if bound.f == f {
-		bound.lazy = c
+	b.mu.Lock()
+	if b.f == f {
+		b.lazy = c
 	}
-	bound.Unlock()
+	b.mu.Unlock()
 	return keep, y, nil
 }
 
 // readCache returns the cached featurisation of the data set's molecules
 // under root, with the featuriser bound.
-func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached, *Featuriser, error) {
+func (b *binding) readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached, *Featuriser, error) {
 	workers := env.Opts.Int(optWorkers)
 	digest, err := task.FileDigest(dataPath)
 	if err != nil {
@@ -414,9 +412,7 @@ func readCache(env *task.Env, root, dataPath string, smiles []string) ([]Cached,
 		o.Progress = func(done, total int) { env.Progress.Count("molecules", done, total) }
 	}
 	chem.SetLogging(env.Opts.Bool(optRDKitLog))
-	bound.Lock()
-	f := bound.f
-	bound.Unlock()
+	f := b.featuriser()
 	cached, err := CachedExamples(o, f, smiles)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (give --%s DIR to keep the cache elsewhere, or none)", err, optCacheDir)

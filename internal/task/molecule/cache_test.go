@@ -301,8 +301,8 @@ func TestDatasetUsesCache(t *testing.T) {
 		{Name: "ok", Shape: []int{n}, Data: slices.Repeat([]bool{true}, n)},
 	}))
 	env := testEnv(t, false, task.Values{optMolecules: path, optVocab: testVocab(t)})
-	bindOptions(t, env)
-	got, _, _, err := dataset(env)
+	b := bindOptions(t, env)
+	got, _, _, err := b.dataset(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,25 +321,22 @@ func TestDatasetUsesCache(t *testing.T) {
 	if len(shards) != 1 {
 		t.Fatalf("cache shards next to the data set: %v", shards)
 	}
-	bound.Lock()
-	cached := len(bound.cached)
-	bound.Unlock()
-	if cached != n {
+	if cached := len(b.cached); cached != n {
 		t.Errorf("%d molecules cached, want %d", cached, n)
 	}
-	if _, err := example(smiles[0]); err != nil {
+	if _, err := b.example(smiles[0]); err != nil {
 		t.Error(err)
 	}
 	other := t.TempDir()
 	env = testEnv(t, false, task.Values{optMolecules: path, optVocab: testVocab(t), optCacheDir: other})
-	if _, _, _, err := dataset(env); err != nil {
+	if _, _, _, err := b.dataset(env); err != nil {
 		t.Fatal(err)
 	}
 	if shards, _ := filepath.Glob(filepath.Join(other, "*", "shard-*.gob")); len(shards) != 1 {
 		t.Errorf("--cache-dir: shards %v", shards)
 	}
 	env.Opts[optCacheDir] = "none"
-	if _, _, _, err := dataset(env); err != nil {
+	if _, _, _, err := b.dataset(env); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // (the sample's scored here), another objective's scores computed once and
 // cached (objectiveScores). With --initial N (optimize), only N molecules
 // drawn with the seed and scored with the objective (initialMolecules).
-func dataset(env *task.Env) ([]string, []float64, string, error) {
+func (b *binding) dataset(env *task.Env) ([]string, []float64, string, error) {
 	obj, err := ParseObjective(env.Opts.String(optObjective))
 	if err != nil {
 		return nil, nil, "", err
@@ -44,17 +44,17 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 				if scores, err = readUserScores(path); err != nil {
 					return nil, nil, "", err
 				}
-				smiles, scores, err = useCache(env, path, smiles, scores, clusters)
+				smiles, scores, err = b.useCache(env, path, smiles, scores, clusters)
 				return smiles, scores, fmt.Sprintf("%s, training split of %d, the file's own scores", path, len(smiles)), err
 			case env.Opts.Int(optInitial) > 0:
-				return initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
+				return b.initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
 			}
 			if obj.f != nil {
 				if scores, err = objectiveScores(env, obj, path, smiles); err != nil {
 					return nil, nil, "", err
 				}
 			}
-			smiles, scores, err = useCache(env, path, smiles, scores, clusters)
+			smiles, scores, err = b.useCache(env, path, smiles, scores, clusters)
 			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)) + scoredBy(obj), err
 		}
 	} else if !env.Synthetic {
@@ -70,7 +70,7 @@ func dataset(env *task.Env) ([]string, []float64, string, error) {
 		scores[i], _ = Score(s) // FailureScore on error
 	}
 	if env.Opts.Int(optInitial) > 0 {
-		return initialMolecules(env, obj, slices.Clone(sampleSmiles), scores, source)
+		return b.initialMolecules(env, obj, slices.Clone(sampleSmiles), scores, source)
 	}
 	if obj.f != nil {
 		scores = scoreAll(env.Context(), obj, sampleSmiles, env.Opts.Int(optWorkers), nil)

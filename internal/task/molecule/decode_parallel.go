@@ -258,11 +258,3 @@ func (c *decodeCall) molContext(mol int) (context.Context, context.CancelFunc, t
 	ctx, cancel := context.WithDeadline(context.Background(), now.Add(c.budget[mol]))
 	return ctx, cancel, now
 }
-
-// decodeWorkers is the --workers of the verb that last bound a network
-// (bind): the task's decodings (decode) run on that many goroutines (0: one
-// per CPU).
-var decodeWorkers atomic.Int64
-
-// setDecodeWorkers sets the workers of the task's decodings.
-func setDecodeWorkers(n int) { decodeWorkers.Store(int64(n)) }

@@ -85,21 +85,11 @@ func Featurise(smiles string, v Vocab) (jtvae.Example, error) {
 // more than one candidate, the true attachment added when the enumeration
 // missed it). A molecule over the size limits (limits.go) is an error.
 func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
-	ex := jtvae.Example{Vocab: f.vocab, Smiles: smiles}
-	if err := checkSize(smiles); err != nil {
-		return ex, fmt.Errorf("featurise %s: %w", quote(smiles), err)
-	}
-	t, err := chem.Decompose(smiles)
+	ex, t, err := f.encoderExample(smiles)
 	if err != nil {
 		return ex, err
 	}
 	defer t.Close()
-	if ex.Graph, err = molGraph(t.Mol); err != nil {
-		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
-	}
-	if ex.Tree, err = f.tree(t); err != nil {
-		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
-	}
 	if err := t.Recover(); err != nil {
 		return ex, fmt.Errorf("featurise %q: recover: %w", smiles, err)
 	}
@@ -110,6 +100,39 @@ func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
 		return ex, fmt.Errorf("featurise %q: %w", smiles, err)
 	}
 	return ex, nil
+}
+
+// FeaturiseEncoder builds what the JT-VAE's encoder reads of a molecule:
+// the junction tree and the graph of Featurise, without the assembly
+// groups (a batch of such examples encodes as theirs, jtvae.Collate). The
+// recovery and the assembly it leaves out take most of Featurise's time.
+func (f *Featuriser) FeaturiseEncoder(smiles string) (jtvae.Example, error) {
+	ex, t, err := f.encoderExample(smiles)
+	if err == nil {
+		t.Close()
+	}
+	return ex, err
+}
+
+// encoderExample returns a molecule's example with its tree and graph,
+// and its decomposition, for the caller to close (nil on error).
+func (f *Featuriser) encoderExample(smiles string) (jtvae.Example, *chem.Tree, error) {
+	ex := jtvae.Example{Vocab: f.vocab, Smiles: smiles}
+	if err := checkSize(smiles); err != nil {
+		return ex, nil, fmt.Errorf("featurise %s: %w", quote(smiles), err)
+	}
+	t, err := chem.Decompose(smiles)
+	if err != nil {
+		return ex, nil, err
+	}
+	if ex.Graph, err = molGraph(t.Mol); err == nil {
+		ex.Tree, err = f.tree(t)
+	}
+	if err != nil {
+		t.Close()
+		return ex, nil, fmt.Errorf("featurise %q: %w", smiles, err)
+	}
+	return ex, t, nil
 }
 
 // tree returns the vocabulary labels and adjacency of the tree's nodes.

@@ -20,16 +20,14 @@ const initialStream = 0x696e697469616c // "initial"
 // charges them to the run as its first N oracle calls (Spec.InitialCalls:
 // the run records them in bo.InitialFile, which analyze pmo and plot read).
 // source says where they came from.
-func initialMolecules(env *task.Env, obj Objective, smiles []string, fileScores []float64, source string) ([]string, []float64, string, error) {
+func (b *binding) initialMolecules(env *task.Env, obj Objective, smiles []string, fileScores []float64, source string) ([]string, []float64, string, error) {
 	n := env.Opts.Int(optInitial)
 	if n > len(smiles) {
 		return nil, nil, "", fmt.Errorf("--%s %d: the data set (%s) has %d molecules", optInitial, n, source, len(smiles))
 	}
 	chem.SetLogging(env.Opts.Bool(optRDKitLog))
 	workers := env.Opts.Int(optWorkers)
-	bound.Lock()
-	f := bound.f
-	bound.Unlock()
+	f := b.featuriser()
 	perm := rand.New(rand.NewPCG(env.Seed, initialStream)).Perm(len(smiles))
 	var pick []int
 	var examples []Cached
@@ -88,11 +86,11 @@ func initialMolecules(env *task.Env, obj Objective, smiles []string, fileScores 
 		for j, s := range objs {
 			m[s] = examples[j]
 		}
-		bound.Lock()
-		if bound.f == f {
-			bound.cached = m
+		b.mu.Lock()
+		if b.f == f {
+			b.cached = m
 		}
-		bound.Unlock()
+		b.mu.Unlock()
 	}
 	by := obj.Name()
 	if p := env.Opts.String(task.ProgramValue); p != "" {

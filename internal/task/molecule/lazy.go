@@ -2,6 +2,7 @@ package molecule
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
@@ -22,8 +23,12 @@ import (
 // (2,000 best and 8,000 random molecules of the training split) and of the
 // retraining's mini-batches (drawn by rank weight, mostly among the best),
 // not of all 200,000 molecules. Optimize therefore featurises a data-set
-// molecule the first time an encoding or a mini-batch needs it, into the
-// same cache as the full featurisation. The random GP points fall in nearly
+// molecule the first time a mini-batch needs it, into the same cache as
+// the full featurisation; the next mini-batches' molecules are made in the
+// background while a step runs (prefetch). An encoding needs only a
+// molecule's tree and graph, a small part of the work (most of it is
+// recovery and assembly), so a GP point not made yet gets those alone,
+// kept for the run but not in the cache (materialiseEncoder). The random GP points fall in nearly
 // every shard, so the fill is per molecule, not per shard: the molecules of
 // a shard made so far are kept in a part file beside it
 // (shard-00012.part.gob: the shard's format with a Made mask, under its own
@@ -37,7 +42,8 @@ import (
 // file says it checked recovery, RecoveredArray) and the vocabulary labels
 // all its clusters: the verdict of the full featurisation, which fails past
 // that point only in assembly (no ZINC250K training molecule does). A
-// molecule that passed that check and then fails to featurise stops the
+// molecule that passed that check and then fails to featurise (for an
+// encoding, to make its tree and graph; in a mini-batch, at all) stops the
 // run with an error that says to make the whole cache first; it is never
 // left out silently. Data files made before data molecule checked recovery
 // are featurised whole (useCache): 14 of ZINC250K's training molecules
@@ -82,6 +88,13 @@ type lazyCache struct {
 	madeCount int
 	touched   map[int]bool
 	flushed   time.Time // when the part files were last written
+	// inflight holds the molecules being made, each with the channel
+	// that is closed when the call making it ends.
+	inflight map[int]chan struct{}
+	// encoder holds the trees and graphs made for the encoder alone
+	// (materialiseEncoder), by position.
+	encoder  map[int]Cached
+	progress featuriseProgress
 }
 
 // openLazy reads what the cache under root holds of smiles: whole shards
@@ -94,7 +107,8 @@ func openLazy(o CacheOptions, f *Featuriser, smiles []string) (*lazyCache, error
 	key := CacheKey(o.DataDigest, f.vocab, o.ShardSize)
 	c := &lazyCache{f: f, dir: filepath.Join(o.Dir, key), key: key, size: o.ShardSize, workers: o.Workers, log: o.Log,
 		smiles: smiles, index: make(map[string]int, len(smiles)), made: make([]Cached, len(smiles)),
-		done: make([]bool, len(smiles)), dirty: map[int]bool{}, touched: map[int]bool{}, flushed: time.Now()}
+		done: make([]bool, len(smiles)), dirty: map[int]bool{}, touched: map[int]bool{}, flushed: time.Now(),
+		inflight: map[int]chan struct{}{}, encoder: map[int]Cached{}, progress: featuriseProgress{every: progressEvery}}
 	for i, s := range smiles {
 		if _, dup := c.index[s]; !dup {
 			c.index[s] = i
@@ -160,9 +174,83 @@ func isPlaceholder(ex jtvae.Example) bool {
 // featurisation, made now (in parallel) where it is not made yet. A
 // molecule that cannot be featurised is an error (see the package note).
 func (c *lazyCache) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
+	want, err := c.positions(ex)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.make(nil, want); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var want []int // data-set positions to make, each once
+	if c.pending >= flushEvery || c.pending > 0 && time.Since(c.flushed) >= flushAfter {
+		if err := c.flushLocked(); err != nil {
+			return nil, err
+		}
+	}
+	return c.fillLocked(ex, func(i int) Cached { return c.made[i] })
+}
+
+// fillLocked returns ex with each placeholder replaced by get's example of
+// its molecule (by data-set position); get's error is the run's.
+func (c *lazyCache) fillLocked(ex []jtvae.Example, get func(i int) Cached) ([]jtvae.Example, error) {
+	out := slices.Clone(ex)
+	for k, e := range ex {
+		if !isPlaceholder(e) {
+			continue
+		}
+		i := c.index[e.Smiles]
+		made := get(i)
+		if err := made.Err; err != nil {
+			return nil, fmt.Errorf("data-set molecule %d (%s) passed the data's decomposition and the vocabulary but cannot be featurised: %w; "+
+				"featurise the whole training split first (optimize --%s %s) so that it is left out from the start", i+1, e.Smiles, err, optFeaturise, FeaturiseFull)
+		}
+		out[k] = made.Example
+		out[k].Vocab, out[k].Smiles = c.f.vocab, e.Smiles
+	}
+	return out, nil
+}
+
+// materialiseEncoder is materialise for the encoder alone: a molecule not
+// made yet gets its tree and graph (FeaturiseEncoder, a small part of
+// the work), made now in parallel and kept for the run but not in the cache,
+// whose shards hold whole examples. The encoder reads nothing else, so the
+// encodings are those of materialise's examples; only a molecule that
+// fails at recovery or assembly, which the data's check leaves to a
+// retraining to find, is not an error here.
+func (c *lazyCache) materialiseEncoder(ex []jtvae.Example) ([]jtvae.Example, error) {
+	want, err := c.positions(ex)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	want = slices.DeleteFunc(want, func(i int) bool { _, ok := c.encoder[i]; return ok })
+	c.mu.Unlock()
+	made := make([]Cached, len(want))
+	forEach(nil, c.workers, len(want), func(k int) {
+		made[k] = packCached(c.f.FeaturiseEncoder(c.smiles[want[k]]))
+		c.progress.add(c.log, time.Now())
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, i := range want {
+		c.encoder[i] = made[k]
+	}
+	return c.fillLocked(ex, func(i int) Cached {
+		if c.done[i] {
+			return c.made[i]
+		}
+		return c.encoder[i]
+	})
+}
+
+// positions returns the data-set positions of the placeholders of ex not
+// made yet, each once, in order; a placeholder of a molecule outside the
+// data set is an error.
+func (c *lazyCache) positions(ex []jtvae.Example) ([]int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var want []int
 	seen := map[int]bool{}
 	for _, e := range ex {
 		if !isPlaceholder(e) {
@@ -178,35 +266,111 @@ func (c *lazyCache) materialise(ex []jtvae.Example) ([]jtvae.Example, error) {
 		}
 	}
 	slices.Sort(want)
-	forEach(nil, c.workers, len(want), func(k int) {
-		i := want[k]
-		c.made[i] = packCached(c.f.Featurise(c.smiles[i]))
-	})
+	return want, nil
+}
+
+// make featurises the molecules at positions want that are not made yet,
+// in parallel, and waits for those that another call is making. A
+// molecule is made once whoever asks first: a call claims the molecules
+// nobody is making (inflight) before it makes them, outside the lock. When
+// ctx ends it returns its error, what it claimed and did not make given
+// back; a call that waited for them then makes them itself.
+func (c *lazyCache) make(ctx context.Context, want []int) error {
+	ctx = orBackground(ctx)
+	for {
+		mine, wait := c.claim(want)
+		if len(mine) == 0 && len(wait) == 0 {
+			return nil
+		}
+		if len(mine) > 0 {
+			if err := c.makeClaimed(ctx, mine); err != nil {
+				return err
+			}
+		}
+		for _, ch := range wait {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// claim returns the molecules of want that nobody makes, now claimed, and
+// the channels of the calls making others.
+func (c *lazyCache) claim(want []int) (mine []int, wait []chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, i := range want {
-		c.done[i] = true
-		c.dirty[i/c.size], c.touched[i/c.size] = true, true
-	}
-	c.pending += len(want)
-	c.madeCount += len(want)
-	if c.pending >= flushEvery || c.pending > 0 && time.Since(c.flushed) >= flushAfter {
-		if err := c.flushLocked(); err != nil {
-			return nil, err
+		switch ch, ok := c.inflight[i]; {
+		case c.done[i]:
+		case ok:
+			wait = append(wait, ch)
+		default:
+			mine = append(mine, i)
 		}
 	}
-	out := slices.Clone(ex)
-	for k, e := range ex {
-		if !isPlaceholder(e) {
-			continue
+	if len(mine) > 0 {
+		ch := make(chan struct{})
+		for _, i := range mine {
+			c.inflight[i] = ch
 		}
-		i := c.index[e.Smiles]
-		if err := c.made[i].Err; err != nil {
-			return nil, fmt.Errorf("data-set molecule %d (%s) passed the data's decomposition and the vocabulary but cannot be featurised: %w; "+
-				"featurise the whole training split first (optimize --%s %s) so that it is left out from the start", i+1, e.Smiles, err, optFeaturise, FeaturiseFull)
-		}
-		out[k] = c.made[i].Example
-		out[k].Vocab, out[k].Smiles = c.f.vocab, e.Smiles
 	}
-	return out, nil
+	return mine, wait
+}
+
+// makeClaimed featurises the claimed molecules at positions mine and
+// keeps what it made; the others (ctx ended) it gives back.
+func (c *lazyCache) makeClaimed(ctx context.Context, mine []int) error {
+	made := make([]Cached, len(mine))
+	finished := make([]bool, len(mine))
+	err := forEach(ctx, c.workers, len(mine), func(k int) {
+		made[k], finished[k] = packCached(c.f.Featurise(c.smiles[mine[k]])), true
+		c.progress.add(c.log, time.Now())
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.inflight[mine[0]]
+	n := 0
+	for k, i := range mine {
+		delete(c.inflight, i)
+		if finished[k] {
+			c.made[i], c.done[i] = made[k], true
+			c.dirty[i/c.size], c.touched[i/c.size] = true, true
+			n++
+		}
+	}
+	close(ch)
+	c.pending += n
+	c.madeCount += n
+	return err
+}
+
+// prefetch makes the molecules of batches, batch by batch in order, in the
+// background, as materialise will (the same molecules, the same
+// featurisation), so that materialise finds them made or being made; the
+// cache is written by materialise and flush as before. stop ends the work
+// between molecules and returns once it has ended.
+func (c *lazyCache) prefetch(batches [][]jtvae.Example) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for _, b := range batches {
+			want, err := c.positions(b)
+			if err != nil {
+				continue // materialise says so when it gets there
+			}
+			if c.make(ctx, want) != nil {
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-ended
+	}
 }
 
 // flush writes the shards with molecules made since the last flush.
@@ -240,6 +404,41 @@ func (c *lazyCache) flushLocked() error {
 	}
 	c.pending, c.flushed = 0, time.Now()
 	return nil
+}
+
+// progressEvery is how often featurisation on demand says how far it has
+// gone, as long work without a terminal does (cmd's progress lines).
+const progressEvery = time.Minute
+
+// featuriseProgress counts the molecules made on demand (by materialise
+// and prefetch alike) and writes a line about them at most every
+// every (progressEvery) while they are being made: a retraining or an encoding
+// whose mini-batches need thousands of them otherwise shows nothing for
+// minutes.
+type featuriseProgress struct {
+	mu     sync.Mutex
+	every  time.Duration
+	made   int       // molecules made on demand so far
+	since  time.Time // the first molecule of the stretch
+	atLine int       // made before the stretch the next line tells of
+	last   time.Time // the last molecule made
+}
+
+// add counts one molecule made at now and writes the line on w when it
+// is due.
+func (p *featuriseProgress) add(w io.Writer, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.made++
+	if p.since.IsZero() || now.Sub(p.last) >= p.every { // a new stretch of work, not the idle time before it
+		p.since, p.atLine = now, p.made-1
+	}
+	p.last = now
+	if d := now.Sub(p.since); w != nil && d >= p.every {
+		fmt.Fprintf(w, "featurising on demand: %d molecules in the last %s (%.1f/s), %d since the run started\n",
+			p.made-p.atLine, d.Round(time.Second), float64(p.made-p.atLine)/d.Seconds(), p.made)
+		p.atLine, p.since = p.made, time.Time{}
+	}
 }
 
 // stats returns the molecules made on demand so far and the shards they

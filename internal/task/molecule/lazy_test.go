@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
@@ -69,6 +71,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 	}
 	ckpt := tinyNetwork(t, small, data)
 
+	b, tk := newTask()
 	run := func(mode string) (*bo.Result, string) {
 		cache := filepath.Join(t.TempDir(), "cache")
 		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: cache, optFeaturise: mode, optWorkers: 2})
@@ -77,7 +80,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 		cfg.RawSamples, cfg.Restarts, cfg.Seed = 32, 4, 3
 		cfg.InitialRetrainEpochs, cfg.RetrainEpochs = 0.5, 0.5
 		elbo, _ := models.ParseELBO("lbo")
-		res, err := lookup(t).Optimize(env, task.OptimizeRequest{
+		res, err := tk.Optimize(env, task.OptimizeRequest{
 			Model:   task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20},
 			Config:  cfg,
 			Options: bo.Options{Dir: filepath.Join(t.TempDir(), "run")},
@@ -88,9 +91,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 		return res, cache
 	}
 	lazyRes, lazyCache := run(FeaturiseOnDemand)
-	bound.Lock()
-	lazy := bound.lazy
-	bound.Unlock()
+	lazy := b.onDemand()
 	if lazy == nil {
 		t.Fatal("the on-demand run bound no lazy cache")
 	}
@@ -144,4 +145,77 @@ func tinyNetwork(t *testing.T, vocab, data string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRetrainPrefetchesItsBatches: a retraining featurising on demand hands
+// the prefetch the mini-batches, in order, that it then materialises, and
+// they are those of a retraining without the prefetch.
+func TestRetrainPrefetchesItsBatches(t *testing.T) {
+	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
+	if err != nil {
+		t.Skipf("no ZINC validation split: %v", err)
+	}
+	dir := t.TempDir()
+	lib := &Library{Smiles: valid[:120]}
+	for i := range lib.Smiles {
+		lib.Lines = append(lib.Lines, i+1)
+	}
+	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, DataFileName)
+	ckpt := tinyNetwork(t, filepath.Join(dir, VocabFileName), data)
+	names := func(ex []jtvae.Example) []string {
+		s := make([]string, len(ex))
+		for k, e := range ex {
+			s[k] = e.Smiles
+		}
+		return s
+	}
+	retrain := func(ahead bool) (prefetched, materialised [][]string) {
+		b := &binding{}
+		spec := b.spec()
+		if pre := spec.Prefetch; ahead {
+			spec.Prefetch = func(batches [][]jtvae.Example) func() {
+				for _, ex := range batches {
+					prefetched = append(prefetched, names(ex))
+				}
+				return pre(batches)
+			}
+		} else {
+			spec.Prefetch = nil
+		}
+		mat := spec.Materialise
+		spec.Materialise = func(ex []jtvae.Example) ([]jtvae.Example, error) {
+			materialised = append(materialised, names(ex))
+			return mat(ex)
+		}
+		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: t.TempDir(), optFeaturise: FeaturiseOnDemand, optWorkers: 2})
+		elbo, _ := models.ParseELBO("lbo")
+		m, err := task.Define(spec).OpenModel(env, task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		objs, scores, _, err := b.dataset(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		weights := make([]float64, len(objs))
+		for i := range weights {
+			weights[i] = 1 / float64(1+i)
+		}
+		if _, err := m.Retrain(bo.RetrainRequest[string]{Objects: objs, Scores: scores, Weights: weights,
+			Epochs: 4.5 / float64(len(objs)/16), Seed: 7}); err != nil { // 4 steps of 16
+			t.Fatal(err)
+		}
+		return prefetched, materialised
+	}
+	prefetched, materialised := retrain(true)
+	if len(materialised) != 4 || !reflect.DeepEqual(prefetched, materialised) {
+		t.Errorf("prefetched %d batches %v, materialised %d %v", len(prefetched), prefetched, len(materialised), materialised)
+	}
+	if _, without := retrain(false); !reflect.DeepEqual(without, materialised) {
+		t.Errorf("batches without the prefetch %v, with it %v", without, materialised)
+	}
 }

@@ -34,7 +34,7 @@ func newNetwork(env *task.Env, latent int) (models.VAE[jtvae.Example], error) {
 // which their BO uses); with opts.Attempts > 0 and not Greedy, that many
 // stochastic decodings (their prob_decode) from seed, keeping each point's
 // most frequent molecule.
-func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions, seed uint64) ([]string, []bool, error) {
+func (b *binding) decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions, seed uint64) ([]string, []bool, error) {
 	m, ok := net.(*jtvae.Model)
 	if !ok {
 		return nil, nil, fmt.Errorf("molecule decode: network %T is not the JT-VAE", net)
@@ -48,7 +48,7 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 		attempts = opts.Attempts
 		d.Sampled, d.Seed = true, seed
 	}
-	d.Workers = int(decodeWorkers.Load())
+	d.Workers = b.decodeWorkers()
 	lat := m.LatentDim()
 	n := len(z) / lat
 	smiles, errs, err := d.Decode(slices.Repeat(float32s(z), attempts))
@@ -76,11 +76,11 @@ func decode(net models.VAE[jtvae.Example], z []float64, opts task.DecodeOptions,
 // and greedy molecules depend on nothing but their latent point. Sampled
 // decoding draws each row from the seed's stream for its place in the call,
 // so it reports 0.
-func decodeWidth(opts task.DecodeOptions) int {
+func (b *binding) decodeWidth(opts task.DecodeOptions) int {
 	if !opts.Greedy && opts.Attempts > 0 {
 		return 0
 	}
-	return workerCount(int(decodeWorkers.Load()), math.MaxInt)
+	return workerCount(b.decodeWorkers(), math.MaxInt)
 }
 
 // importCheckpoint converts the authors' JT-VAE checkpoint with the

@@ -74,7 +74,7 @@ func TestParseObjective(t *testing.T) {
 	if _, err := spec.Objective(testEnv(t, true, task.Values{optObjective: "nope"})); err == nil || !strings.Contains(err.Error(), "--objective") {
 		t.Errorf("unknown objective through the task: %v", err)
 	}
-	if _, _, _, err := dataset(testEnv(t, true, task.Values{optObjective: "nope"})); err == nil {
+	if _, _, _, err := (&binding{}).dataset(testEnv(t, true, task.Values{optObjective: "nope"})); err == nil {
 		t.Error("data set under an unknown objective: no error")
 	}
 }
@@ -147,12 +147,13 @@ func writeDataFile(t *testing.T, smiles []string, scores []float64) string {
 // and cached next to the data set, read back on the next call, and computed
 // without a cache under --cache-dir none.
 func TestDatasetObjective(t *testing.T) {
-	bindVocab(mustSampleVocab(t))
+	b := &binding{}
+	b.bindVocab(mustSampleVocab(t))
 	smiles := sampleSmiles[:8]
 	fileScores := []float64{1, 2, 3, 4, 5, 6, 7, 8}
 	path := writeDataFile(t, smiles, fileScores)
 	env := testEnv(t, false, task.Values{optMolecules: path})
-	got, y, source, err := dataset(env)
+	got, y, source, err := b.dataset(env)
 	if err != nil || !slices.Equal(got, smiles) || !slices.Equal(y, fileScores) || strings.Contains(source, "scored by") {
 		t.Fatalf("plogp: %v %v %q %v, want the file's scores", got, y, source, err)
 	}
@@ -166,7 +167,7 @@ func TestDatasetObjective(t *testing.T) {
 		}
 		for _, cache := range []string{"", "", "none"} {
 			env := testEnv(t, false, task.Values{optMolecules: path, optObjective: name, optCacheDir: cache, optWorkers: 2})
-			got, y, source, err := dataset(env)
+			got, y, source, err := b.dataset(env)
 			if err != nil || !slices.Equal(got, smiles) || !slices.Equal(y, want) || !strings.HasSuffix(source, "scored by "+name) {
 				t.Errorf("%s, --cache-dir %q: %v %v %q %v; want scores %v", name, cache, got, y, source, err, want)
 			}
@@ -306,7 +307,8 @@ func npyHeaderLen(t *testing.T, path, entry string) int {
 // scores for plogp); the task says they are oracle calls; more than the
 // split holds is refused.
 func TestInitialMolecules(t *testing.T) {
-	bindVocab(mustSampleVocab(t))
+	b := &binding{}
+	b.bindVocab(mustSampleVocab(t))
 	smiles := sampleSmiles[:20]
 	fileScores := make([]float64, len(smiles))
 	for i := range fileScores {
@@ -319,7 +321,7 @@ func TestInitialMolecules(t *testing.T) {
 		if !TaskSpec().InitialCalls(env) {
 			t.Error("--initial: the task does not count the data set as oracle calls")
 		}
-		return dataset(env)
+		return b.dataset(env)
 	}
 	a, ya, source, err := draw("qed", 3, 5)
 	if err != nil {
@@ -351,10 +353,7 @@ func TestInitialMolecules(t *testing.T) {
 			t.Errorf("plogp: %s scored %v, want the file's", s, yp[i])
 		}
 	}
-	bound.Lock()
-	cached := len(bound.cached)
-	bound.Unlock()
-	if cached != 5 {
+	if cached := len(b.cached); cached != 5 {
 		t.Errorf("%d featurised molecules kept, want the 5 drawn", cached)
 	}
 	if _, _, _, err := draw("qed", 1, 21); err == nil || !strings.Contains(err.Error(), "--initial 21") {
@@ -362,7 +361,7 @@ func TestInitialMolecules(t *testing.T) {
 	}
 	// The synthetic sample works too.
 	env := testEnv(t, true, task.Values{optObjective: "qed", optInitial: 4})
-	if s, _, _, err := dataset(env); err != nil || len(s) != 4 {
+	if s, _, _, err := b.dataset(env); err != nil || len(s) != 4 {
 		t.Errorf("synthetic: %v %v", s, err)
 	}
 }

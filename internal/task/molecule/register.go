@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/manual"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -61,8 +62,13 @@ func init() {
 
 // TaskSpec describes the molecule task for the registry: objects are SMILES
 // strings, network examples their JT-VAE featurisation over the vocabulary
-// bound from the task's options.
-func TaskSpec() task.Spec[string, jtvae.Example] {
+// bound from the task's options. Each call has its own binding (the
+// vocabulary, featurisation and decode workers a verb binds), which its
+// hooks share.
+func TaskSpec() task.Spec[string, jtvae.Example] { return (&binding{}).spec() }
+
+// spec is TaskSpec over the binding b.
+func (b *binding) spec() task.Spec[string, jtvae.Example] {
 	return task.Spec[string, jtvae.Example]{
 		Name:     TaskName,
 		Usage:    "molecules (SMILES) scored by --objective: penalised logP (the paper's), QED or a PMO task (JT-VAE; higher is better)",
@@ -82,13 +88,15 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 				"(default: next to the data set, DIR/molecules.examples and DIR/molecules.scores; none: off)",
 				task.VerbTrain, task.VerbOptimize, task.VerbAnalyze),
 			task.StringOption(optFeaturise, FeaturiseOnDemand, "featurise the training split's molecules "+FeaturiseOnDemand+
-				" (each the first time the GP's points or a retraining mini-batch need it, into the cache of --"+optCacheDir+
-				"; needs a data file of this release's data molecule) or "+FeaturiseFull+" (all of them first, as train does); "+
+				" (each the first time a retraining mini-batch needs it, into the cache of --"+optCacheDir+
+				", the next mini-batches' while a step runs; the GP's points only as far as the encoder reads them, not cached; "+
+				"needs a data file of this release's data molecule) or "+FeaturiseFull+" (all of them first, as train does); "+
 				"the run's queries are the same either way", task.VerbOptimize),
 			task.StringOption(optObjective, DefaultObjective, "objective, maximised: plogp (penalised logP, the paper's; the data file's scores), "+
 				"qed (RDKit's QED) or a PMO task ("+strings.Join(pmoNames(), ", ")+"); other than plogp, the training "+
 				"molecules are scored once and cached (--cache-dir); optimize also takes "+task.CommandPrefix+"\"CMD ARGS\", your program "+
-				"(docs/objectives.md)",
+				"(docs/objectives.md), or "+manual.Objective+": people measure the molecules, handed out by ask and told back by tell "+
+				"(docs/ask-tell.md)",
 				task.VerbScore, task.VerbOptimize, task.VerbAnalyze),
 			task.IntOption(optInitial, 0, 0, "the PMO protocol: start from N molecules drawn at random (--seed) from the training split "+
 				"and scored with --objective (a program included), the run's first N oracle calls (recorded in RUN_DIR/"+bo.InitialFile+
@@ -99,25 +107,27 @@ func TaskSpec() task.Spec[string, jtvae.Example] {
 			task.FileOption(optSmiles, "data: your own library instead of ZINC250K, one SMILES per line, optionally a score "+
 				"(whitespace-separated; every line or none), all of it the training split", task.VerbData),
 		}, task.ProgramOptions(optObjective, optInitial)...),
-		Networks:     []string{jtvae.NetworkKind},
-		Objective:    objective,
-		Dataset:      dataset,
-		InitialCalls: func(env *task.Env) bool { return env.Opts.Int(optInitial) > 0 },
-		Diversity:    Diversity,
-		BuildData:    buildData,
-		Score:        scoreArgs,
-		Example:      example,
-		Materialise:  materialise,
-		Bind:         bind,
-		NewNetwork:   newNetwork,
-		Decode:       decode,
-		DecodeWidth:  decodeWidth,
-		Report:       report,
-		ReadObjects:  ReadSmiles,
-		WriteObjects: task.WriteLines,
-		Import:       importCheckpoint,
-		Plots:        plots,
-		Handout:      writeHandoutSDF,
+		Networks:           []string{jtvae.NetworkKind},
+		Objective:          objective,
+		Dataset:            b.dataset,
+		InitialCalls:       func(env *task.Env) bool { return env.Opts.Int(optInitial) > 0 },
+		Diversity:          Diversity,
+		BuildData:          buildData,
+		Score:              scoreArgs,
+		Example:            b.example,
+		Materialise:        b.materialise,
+		MaterialiseEncoder: b.materialiseEncoder,
+		Prefetch:           b.prefetch,
+		Bind:               b.bind,
+		NewNetwork:         newNetwork,
+		Decode:             b.decode,
+		DecodeWidth:        b.decodeWidth,
+		Report:             b.report,
+		ReadObjects:        ReadSmiles,
+		WriteObjects:       task.WriteLines,
+		Import:             importCheckpoint,
+		Plots:              plots,
+		Handout:            writeHandoutSDF,
 	}
 }
 

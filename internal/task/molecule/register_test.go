@@ -22,7 +22,7 @@ import (
 
 // testEnv is the task's env with its option defaults, an empty data
 // directory and the given options.
-func testEnv(t *testing.T, synthetic bool, params task.Values) *task.Env {
+func testEnv(t testing.TB, synthetic bool, params task.Values) *task.Env {
 	t.Helper()
 	env := &task.Env{Opts: task.Values{}, DataDir: t.TempDir(), Synthetic: synthetic, Device: torch.CPU, Seed: 1,
 		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
@@ -45,15 +45,24 @@ func lookup(t *testing.T) *task.Defined[string, jtvae.Example] {
 	return tk.(*task.Defined[string, jtvae.Example])
 }
 
-// bindOptions binds the vocabulary of env's options, as a verb's network
-// would (bind).
-func bindOptions(t *testing.T, env *task.Env) {
+// newTask returns a binding of its own and the task over it, so that a
+// test can see what a verb bound without sharing it with other tests.
+func newTask() (*binding, *task.Defined[string, jtvae.Example]) {
+	b := &binding{}
+	return b, task.Define(b.spec())
+}
+
+// bindOptions returns a binding of the vocabulary of env's options, as a
+// verb's network would make it (bind).
+func bindOptions(t *testing.T, env *task.Env) *binding {
 	t.Helper()
 	v, _, err := vocabulary(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bindVocab(v)
+	b := &binding{}
+	b.bindVocab(v)
+	return b
 }
 
 func writeLines(t *testing.T, path string, lines []string) {
@@ -292,11 +301,11 @@ func TestDatasetFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, y, _, err := dataset(testEnv(t, false, task.Values{optMolecules: path}))
+	s, y, _, err := (&binding{}).dataset(testEnv(t, false, task.Values{optMolecules: path}))
 	if err != nil || !slices.Equal(s, []string{"CCO", "c1ccccc1"}) || !slices.Equal(y, []float64{1, 3}) {
 		t.Errorf("dataset: %v %v %v", s, y, err)
 	}
-	if _, _, _, err := dataset(testEnv(t, false, task.Values{optMolecules: filepath.Join(t.TempDir(), "none.npz")})); err == nil {
+	if _, _, _, err := (&binding{}).dataset(testEnv(t, false, task.Values{optMolecules: filepath.Join(t.TempDir(), "none.npz")})); err == nil {
 		t.Error("missing data set without --synthetic-data: no error")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.npz")
@@ -417,7 +426,6 @@ func TestSameMolecule(t *testing.T) {
 // as the loop's decode width, sampled decoding none, since its rows draw
 // from the seed's stream for their place in a call.
 func TestDecodeWidth(t *testing.T) {
-	defer setDecodeWorkers(int(decodeWorkers.Load()))
 	for _, c := range []struct {
 		workers int
 		opts    task.DecodeOptions
@@ -428,8 +436,8 @@ func TestDecodeWidth(t *testing.T) {
 		{0, task.DecodeOptions{Greedy: true, Attempts: 5}, workerCount(0, math.MaxInt)},
 		{3, task.DecodeOptions{Attempts: 5}, 0},
 	} {
-		setDecodeWorkers(c.workers)
-		if got := decodeWidth(c.opts); got != c.want {
+		b := &binding{workers: c.workers}
+		if got := b.decodeWidth(c.opts); got != c.want {
 			t.Errorf("workers %d, %+v: width %d, want %d", c.workers, c.opts, got, c.want)
 		}
 	}

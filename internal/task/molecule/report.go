@@ -18,7 +18,7 @@ const ReportMolecules = 200
 // (decoded from their encoder means, compared as canonical SMILES without
 // stereochemistry, which the decoder does not assemble) and the validity of
 // greedy decodings of prior samples.
-func report(env *task.Env, net models.VAE[jtvae.Example], val []jtvae.Example, opts task.ReportOptions) error {
+func (b *binding) report(env *task.Env, net models.VAE[jtvae.Example], val []jtvae.Example, opts task.ReportOptions) error {
 	m, ok := net.(*jtvae.Model)
 	if !ok {
 		return fmt.Errorf("molecule report: network %T is not the JT-VAE", net)
@@ -27,7 +27,7 @@ func report(env *task.Env, net models.VAE[jtvae.Example], val []jtvae.Example, o
 	if err != nil {
 		return err
 	}
-	d.Workers = int(decodeWorkers.Load())
+	d.Workers = b.decodeWorkers()
 	if val = val[:min(len(val), ReportMolecules)]; len(val) > 0 {
 		acc, err := reconstruction(m, d, val)
 		if err != nil {
