@@ -198,6 +198,7 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if task.IsManual(env) {
 		if manualReq = manualCall(c); manualReq == nil {
 			manualReq = &task.ManualRequest{} // optimize sets the run up
+			keepSetUpFlags(c, t, cfg, flags)
 		}
 	}
 	res, err := t.Optimize(env, task.OptimizeRequest{
