@@ -105,6 +105,12 @@ func TestAskTell(t *testing.T) {
 	if err != nil || len(st.Pending) != 4 || !st.Pending[3].Handed.IsZero() || st.Version != -1 {
 		t.Fatalf("status: %+v, %v: want 4 pending, the 4th not handed out, no model version", st, err)
 	}
+	// No config.json yet: the set-up kept what names the run, defaults included.
+	if _, err := os.Stat(filepath.Join(run, bo.ConfigFile)); err == nil || st.Task != "expression" || st.Strategy != "bo" ||
+		st.ELBO == "" || st.Seed != "2" || st.Budget != 6 {
+		t.Errorf("status during the start (config.json: %v): task %q, strategy %q, elbo %q, seed %q, budget %d; want "+
+			"expression, bo, the default ELBO, 2 and 6", err, st.Task, st.Strategy, st.ELBO, st.Seed, st.Budget)
+	}
 	if err := runCLI("ask", "--run-dir", run, "-n", "3", "--out", file("b2.csv")); err != nil {
 		t.Fatal(err)
 	}
