@@ -529,3 +529,26 @@ func TestPrintStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestAskElsewhere: a run set up with relative paths (--vae, --data-dir)
+// hands out its start to an ask run in another directory: the set-up keeps
+// them as absolute paths.
+func TestAskElsewhere(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	relData, err := filepath.Rel(dir, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := runCLI(manualSetup(relData, filepath.Base(vae), "run", "--initial", "2")...); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	out := filepath.Join(dir, "b.csv")
+	if err := runCLI("ask", "--run-dir", filepath.Join(dir, "run"), "-n", "2", "--out", out); err != nil {
+		t.Fatalf("ask in another directory than the set-up's: %v", err)
+	}
+	if rows := readRows(t, out); len(rows) != 2 {
+		t.Errorf("ask: %v, want the start's 2 objects", rows)
+	}
+}
