@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -160,6 +161,36 @@ func prediction(p manual.Pending) string {
 func manualCall(c *cli.Context) *task.ManualRequest {
 	req, _ := c.Context.Value(askKey{}).(*task.ManualRequest)
 	return req
+}
+
+// keepSetUpFlags completes the flags that optimize --objective manual
+// keeps (bo.FlagsFile) with the values, defaults included, of those that
+// name the run: until the first ask writes config.json, status and the
+// dashboard read the task, method, seed and budget there
+// (manual.Status). The direction is kept only when given (--maximize or
+// --minimize): the task's own is the objective's, which only the set-up
+// knows. The network and the data directory given are kept as absolute
+// paths: every ask takes them from there, in whatever directory a person
+// runs it.
+func keepSetUpFlags(c *cli.Context, t task.Task, cfg bo.Config, flags map[string]string) error {
+	for name, v := range map[string]string{"task": t.Name(), "strategy": string(cfg.Strategy), "elbo": c.String("elbo"),
+		"seed": strconv.FormatUint(cfg.Seed, 10), "budget": strconv.Itoa(cfg.Budget)} {
+		if _, ok := flags[name]; !ok {
+			flags[name] = v
+		}
+	}
+	for _, name := range []string{"vae", "data-dir"} {
+		path := c.String(name)
+		if path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", name, path, err)
+		}
+		flags[name] = abs
+	}
+	return nil
 }
 
 // printManual reports a call on a manual run.

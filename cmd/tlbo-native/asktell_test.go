@@ -105,6 +105,12 @@ func TestAskTell(t *testing.T) {
 	if err != nil || len(st.Pending) != 4 || !st.Pending[3].Handed.IsZero() || st.Version != -1 {
 		t.Fatalf("status: %+v, %v: want 4 pending, the 4th not handed out, no model version", st, err)
 	}
+	// No config.json yet: the set-up kept what names the run, defaults included.
+	if _, err := os.Stat(filepath.Join(run, bo.ConfigFile)); err == nil || st.Task != "expression" || st.Strategy != "bo" ||
+		st.ELBO == "" || st.Seed != "2" || st.Budget != 6 {
+		t.Errorf("status during the start (config.json: %v): task %q, strategy %q, elbo %q, seed %q, budget %d; want "+
+			"expression, bo, the default ELBO, 2 and 6", err, st.Task, st.Strategy, st.ELBO, st.Seed, st.Budget)
+	}
 	if err := runCLI("ask", "--run-dir", run, "-n", "3", "--out", file("b2.csv")); err != nil {
 		t.Fatal(err)
 	}
@@ -521,5 +527,28 @@ func TestPrintStatus(t *testing.T) {
 		if !strings.HasPrefix(lines[i], w) {
 			t.Errorf("line %d: %q, want it to start with %q", i, lines[i], w)
 		}
+	}
+}
+
+// TestAskElsewhere: a run set up with relative paths (--vae, --data-dir)
+// hands out its start to an ask run in another directory: the set-up keeps
+// them as absolute paths.
+func TestAskElsewhere(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	relData, err := filepath.Rel(dir, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := runCLI(manualSetup(relData, filepath.Base(vae), "run", "--initial", "2")...); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	out := filepath.Join(dir, "b.csv")
+	if err := runCLI("ask", "--run-dir", filepath.Join(dir, "run"), "-n", "2", "--out", out); err != nil {
+		t.Fatalf("ask in another directory than the set-up's: %v", err)
+	}
+	if rows := readRows(t, out); len(rows) != 2 {
+		t.Errorf("ask: %v, want the start's 2 objects", rows)
 	}
 }

@@ -198,6 +198,9 @@ func optimizeAction(c *cli.Context, t task.Task) error {
 	if task.IsManual(env) {
 		if manualReq = manualCall(c); manualReq == nil {
 			manualReq = &task.ManualRequest{} // optimize sets the run up
+			if err := keepSetUpFlags(c, t, cfg, flags); err != nil {
+				return err
+			}
 		}
 	}
 	res, err := t.Optimize(env, task.OptimizeRequest{

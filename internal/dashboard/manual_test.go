@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -85,7 +87,8 @@ func asksOf(t *testing.T, s *Server, run string) (map[int]pendingAsk, int) {
 func TestManualAsksStart(t *testing.T) {
 	root, s := newRoot(t)
 	dir := filepath.Join(root, "lab")
-	writeFlags(t, dir, map[string]string{"objective": manual.Objective, "budget": "4", "maximize": "true"})
+	writeFlags(t, dir, map[string]string{"objective": manual.Objective, "budget": "4", "maximize": "true", "task": "molecule",
+		"strategy": "bo", "elbo": "t", "seed": "3"})
 	st, err := manual.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +97,10 @@ func TestManualAsksStart(t *testing.T) {
 	if err := st.Hand([]int{1, 2}, float64(time.Now().Add(-90*time.Second).Unix())); err != nil {
 		t.Fatal(err)
 	}
-	if _, body := get(t, s, "/api/runs"); !strings.Contains(body, `"id":"lab"`) {
-		t.Fatalf("the manual run being set up is not listed: %s", body)
+	lab := listedRun(t, s, "lab")
+	if lab.Error != "" || lab.Task != "molecule" || lab.Strategy != "bo" || lab.ELBO != "t" || lab.Seed != "3" || lab.Budget != 4 || !lab.Maximize {
+		t.Errorf("the manual run being set up is listed as %+v (%s), want the task, method, seed, budget and direction its set-up kept",
+			*lab.Run, lab.Error)
 	}
 	// The page iterates these: a run without evaluations has empty lists.
 	if _, body := get(t, s, "/api/view?run=lab"); !strings.Contains(body, `"best":[]`) || !strings.Contains(body, `"gp":[]`) {
@@ -174,5 +179,56 @@ func TestManualAsksProposals(t *testing.T) {
 	tell(t, dir, first, 3)
 	if asks, told := asksOf(t, s, "lab"); len(asks) != 1 || asks[first+1].Object != "q" || told != 1 {
 		t.Errorf("after telling id %d: %+v (%d told), want id %d alone", first, asks, told, first+1)
+	}
+}
+
+// listedRun returns run id as /api/runs lists it.
+func listedRun(t *testing.T, s *Server, id string) listed {
+	t.Helper()
+	code, body := get(t, s, "/api/runs")
+	var got struct{ Runs []listed }
+	if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil {
+		t.Fatalf("/api/runs: %d %v", code, err)
+	}
+	for _, r := range got.Runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("run %s is not listed: %s", id, body)
+	return listed{}
+}
+
+// TestManualAsksCommitted: a committed manual run, whose journal is
+// journal.jsonl.gz, has its start done and nothing pending, as with its
+// journal.jsonl.
+func TestManualAsksCommitted(t *testing.T) {
+	root, s := newRoot(t)
+	dir := filepath.Join(root, "lab")
+	copyRun(t, toyRun(t, 1), dir)
+	writeFlags(t, dir, map[string]string{"objective": manual.Objective})
+	st, err := manual.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.State.Start = []string{"x", "y"}
+	if err := st.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, bo.JournalFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".gz", buf.Bytes(), 0o644); err != nil || os.Remove(path) != nil {
+		t.Fatal(err)
+	}
+	if asks, told := asksOf(t, s, "lab"); len(asks) != 0 || told != 0 {
+		t.Errorf("a committed manual run: asks %+v (%d told), want none: its journal holds the start's evaluations", asks, told)
 	}
 }

@@ -242,8 +242,8 @@ func readRun(id, dir string) (*Run, error) {
 			return nil, fmt.Errorf("%s: field maximize %q: %w", filepath.Join(dir, bo.ConfigFile), v, err)
 		}
 	}
-	if r.manual != nil && fields == nil {
-		r.Budget = r.manual.Budget
+	if m := r.manual; m != nil && fields == nil { // the start is measured: what its set-up kept
+		r.Task, r.Strategy, r.ELBO, r.Seed, r.Budget, r.Maximize = m.Task, m.Strategy, m.ELBO, m.Seed, m.Budget, m.Maximize
 	}
 	name, b, mod, err := readJournalFile(dir)
 	switch {

@@ -2,6 +2,8 @@ package manual
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +87,113 @@ func TestAskTellFiles(t *testing.T) {
 	again, err := Open(dir)
 	if err != nil || len(again.Told) != 2 || *again.Told[5].Score != 3 {
 		t.Errorf("reopened: %+v, %v", again.Told, err)
+	}
+}
+
+// setUp writes what optimize --objective manual leaves in dir before the
+// first ask: the kept flags and the store with a start of three objects.
+func setUp(t *testing.T, dir string, flags map[string]string) {
+	t.Helper()
+	flags["objective"] = Objective
+	if err := bo.WriteFlags(dir, flags); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.State.Start = []string{"a", "b", "c"}
+	if err := s.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStatusSetUp: while the start is measured (no config.json yet),
+// status names the run and takes its direction from the set-up's kept
+// flags: the best of the start's results told is the highest when the run
+// maximises, the lowest when --minimize was given.
+func TestStatusSetUp(t *testing.T) {
+	for _, dir := range []string{"maximize", "minimize"} {
+		run := t.TempDir()
+		setUp(t, run, map[string]string{"task": "molecule", "strategy": "bo", "elbo": "t", "seed": "7", "budget": "9", dir: "true"})
+		s, err := Open(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ParseTell("t.csv", strings.NewReader("id,score\n1,2\n2,5\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Tell("t.csv", rows, s.Known, 1); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Status(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Task != "molecule" || r.Strategy != "bo" || r.ELBO != "t" || r.Seed != "7" || r.Budget != 9 {
+			t.Errorf("--%s: task %q, strategy %q, elbo %q, seed %q, budget %d; want the kept flags'", dir, r.Task, r.Strategy,
+				r.ELBO, r.Seed, r.Budget)
+		}
+		want := map[string]int{"maximize": 2, "minimize": 1}[dir]
+		if r.Maximize != (dir == "maximize") || r.BestID != want || len(r.Pending) != 3 {
+			t.Errorf("--%s: maximize %v, best id %d, %d pending; want best id %d and the start's 3 pending", dir, r.Maximize,
+				r.BestID, len(r.Pending), want)
+		}
+	}
+}
+
+// TestStatusCommitted: a committed run's journal is journal.jsonl.gz;
+// status reads it as journal.jsonl: the start is done, the query evaluated
+// is journaled and the pending one is pending, under the same ids.
+func TestStatusCommitted(t *testing.T) {
+	run := t.TempDir()
+	setUp(t, run, map[string]string{"budget": "4"})
+	m := 1.5
+	round := bo.Round{Start: 0, Pending: []int{0, 1}, Queries: []bo.Query{
+		{Index: 0, Object: "p", Valid: true}, {Index: 1, Round: 0, Object: "q", Valid: true, Mean: &m, SD: &m}}}
+	var text bytes.Buffer
+	enc := json.NewEncoder(&text)
+	for _, rec := range []any{map[string]any{"round": round}, map[string]any{"eval": bo.Eval{Index: 0, Score: 3}}} {
+		if err := enc.Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string) {
+		t.Helper()
+		r, err := Status(run)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if r.Journaled != 1 || len(r.Pending) != 1 || r.Pending[0].ID != 5 || r.Pending[0].Object != "q" {
+			t.Errorf("%s: %d journaled, pending %+v; want 1 journaled and id 5 (q) pending", what, r.Journaled, r.Pending)
+		}
+	}
+	plain := filepath.Join(run, bo.JournalFile)
+	if err := os.WriteFile(plain, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(bo.JournalFile)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(text.Bytes()); err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plain+".gz", gz.Bytes(), 0o644); err != nil || os.Remove(plain) != nil {
+		t.Fatal(err)
+	}
+	check(bo.JournalFile + ".gz")
+	gz.Reset()
+	zw = gzip.NewWriter(&gz)
+	if _, err := zw.Write([]byte("{\"round\": 3}\n")); err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	for what, b := range map[string][]byte{"not gzip": []byte("not gzip"), "a bad line": gz.Bytes()} {
+		if err := os.WriteFile(plain+".gz", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Status(run); err == nil || !strings.Contains(err.Error(), plain+".gz") || strings.Contains(err.Error(), "tlbo-journal-") {
+			t.Errorf("journal.jsonl.gz with %s: %v, want an error naming it", what, err)
+		}
 	}
 }

@@ -1,11 +1,15 @@
 package manual
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
@@ -82,8 +86,11 @@ type Report struct {
 	Best       float64
 	BestID     int
 	BestObject string
-	// Maximize is the direction.
-	Maximize bool
+	// Task, Strategy, ELBO and Seed name the run, and Maximize is its
+	// direction: config.json's fields once the first ask wrote it, else
+	// the set-up's kept flags (runFields).
+	Task, Strategy, ELBO, Seed string
+	Maximize                   bool
 	// Version is the current model version (-1 before the first).
 	Version int
 }
@@ -102,27 +109,19 @@ func Status(dir string) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	v, err := bo.ReadJournalView(dir)
+	v, err := readJournalView(dir)
 	if err != nil {
 		return r, err
 	}
-	flags, err := bo.ReadFlags(dir)
+	fields, err := runFields(dir)
 	if err != nil {
 		return r, err
 	}
 	s.Bind(v)
 	r.Version, r.Told = v.Versions-1, len(s.Told)
-	r.Budget, _ = strconv.Atoi(flags["budget"])
-	if fields, err := bo.ReadConfigFields(dir); err == nil {
-		for _, f := range fields {
-			switch f.Name {
-			case "maximize":
-				r.Maximize = f.Value == "true"
-			case "budget":
-				r.Budget, _ = strconv.Atoi(f.Value)
-			}
-		}
-	}
+	r.Task, r.Strategy, r.ELBO, r.Seed = fields["task"], fields["strategy"], fields["elbo"], fields["seed"]
+	r.Budget, _ = strconv.Atoi(fields["budget"])
+	r.Maximize = fields["maximize"] == "true"
 	better := func(x float64) bool {
 		return math.IsNaN(r.Best) || (r.Maximize && x > r.Best) || (!r.Maximize && x < r.Best)
 	}
@@ -167,4 +166,65 @@ func Status(dir string) (Report, error) {
 	}
 	slices.SortFunc(r.Pending, func(a, b Pending) int { return a.ID - b.ID })
 	return r, nil
+}
+
+// runFields returns the fields that name the run in dir: config.json's,
+// which the first ask writes, else, while the start is measured, the kept
+// flags of the set-up (optimize keeps the task, method, seed and budget
+// there, defaults included, and the direction when given: --maximize or
+// --minimize).
+func runFields(dir string) (map[string]string, error) {
+	fields, err := bo.ReadConfigFields(dir)
+	if err == nil {
+		m := make(map[string]string, len(fields))
+		for _, f := range fields {
+			m[f.Name] = f.Value
+		}
+		return m, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	flags, err := bo.ReadFlags(dir)
+	if err != nil {
+		return nil, err
+	}
+	if flags["minimize"] == "true" {
+		flags["maximize"] = "false"
+	}
+	return flags, nil
+}
+
+// readJournalView reads the journal of the run in dir as
+// bo.ReadJournalView does, from a committed run's journal.jsonl.gz when
+// journal.jsonl is not there (bo.ReadJournalFile); no journal at all is the
+// start being measured: an empty view.
+func readJournalView(dir string) (bo.JournalView, error) {
+	_, err := os.Stat(filepath.Join(dir, bo.JournalFile))
+	if !errors.Is(err, fs.ErrNotExist) {
+		return bo.ReadJournalView(dir)
+	}
+	path, b, err := bo.ReadJournalFile(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return bo.JournalView{Pending: map[int]bool{}}, nil
+	case err != nil:
+		return bo.JournalView{}, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	// bo.ReadJournalView reads a directory's journal.jsonl: give it the
+	// text in one of its own.
+	tmp, err := os.MkdirTemp("", "tlbo-journal-")
+	if err != nil {
+		return bo.JournalView{}, err
+	}
+	defer os.RemoveAll(tmp)
+	plain := filepath.Join(tmp, bo.JournalFile)
+	if err := os.WriteFile(plain, b, 0o600); err != nil {
+		return bo.JournalView{}, err
+	}
+	v, err := bo.ReadJournalView(tmp)
+	if err != nil {
+		return v, errors.New(strings.ReplaceAll(err.Error(), plain, path))
+	}
+	return v, nil
 }
