@@ -167,9 +167,9 @@ func manualCall(c *cli.Context) *task.ManualRequest {
 // keeps (bo.FlagsFile) with the values, defaults included, of those that
 // name the run: until the first ask writes config.json, status and the
 // dashboard read the task, method, seed and budget there
-// (manual.Status). The direction is kept only when given (--maximize or
-// --minimize): the task's own is the objective's, which only the set-up
-// knows. The network and the data directory given are kept as absolute
+// (manual.Status). The direction, when not given, is the objective's,
+// which the task layer adds once it has made it (keepSetUpDirection). The
+// network and the data directory given are kept as absolute
 // paths: every ask takes them from there, in whatever directory a person
 // runs it.
 func keepSetUpFlags(c *cli.Context, t task.Task, cfg bo.Config, flags map[string]string) error {

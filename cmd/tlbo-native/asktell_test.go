@@ -405,6 +405,11 @@ func askTellCycle(t *testing.T, dir string, setup ...string) (map[int][]string, 
 		"--seed", "2", "--run-dir", run)...); err != nil {
 		t.Fatal(err)
 	}
+	// The tasks of this cycle maximise by default: status knows it during
+	// the start, before config.json, without --maximize given.
+	if st, err := manual.Status(run); err != nil || !st.Maximize {
+		t.Errorf("status during the start: %+v, %v; want the task's direction, maximise", st, err)
+	}
 	var rows map[int][]string
 	for k, n := range []string{"3", "2"} {
 		out := filepath.Join(dir, fmt.Sprint("batch", k, ".csv"))

@@ -1,8 +1,9 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
+	"io/fs"
 )
 
 // JournalView is what a run's journal holds, read without running the
@@ -18,11 +19,19 @@ type JournalView struct {
 	Versions int
 }
 
-// ReadJournalView reads the journal of the run in dir (a torn last line is
-// left out, as a resume does).
+// ReadJournalView reads the journal of the run in dir, or a committed run's
+// journal.jsonl.gz when journal.jsonl is not there (ReadJournalFile); a torn
+// last line is left out, as a resume does, and no journal at all is an
+// empty view (a run not started).
 func ReadJournalView(dir string) (JournalView, error) {
-	path := filepath.Join(dir, JournalFile)
-	recs, _, _, err := readJournal(path)
+	path, b, err := ReadJournalFile(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		b = nil
+	case err != nil:
+		return JournalView{}, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	recs, _, _, err := parseJournal(path, b)
 	if err != nil {
 		return JournalView{}, err
 	}

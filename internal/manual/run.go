@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
@@ -109,7 +107,7 @@ func Status(dir string) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	v, err := readJournalView(dir)
+	v, err := bo.ReadJournalView(dir)
 	if err != nil {
 		return r, err
 	}
@@ -193,38 +191,4 @@ func runFields(dir string) (map[string]string, error) {
 		flags["maximize"] = "false"
 	}
 	return flags, nil
-}
-
-// readJournalView reads the journal of the run in dir as
-// bo.ReadJournalView does, from a committed run's journal.jsonl.gz when
-// journal.jsonl is not there (bo.ReadJournalFile); no journal at all is the
-// start being measured: an empty view.
-func readJournalView(dir string) (bo.JournalView, error) {
-	_, err := os.Stat(filepath.Join(dir, bo.JournalFile))
-	if !errors.Is(err, fs.ErrNotExist) {
-		return bo.ReadJournalView(dir)
-	}
-	path, b, err := bo.ReadJournalFile(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return bo.JournalView{Pending: map[int]bool{}}, nil
-	case err != nil:
-		return bo.JournalView{}, fmt.Errorf("read journal %s: %w", path, err)
-	}
-	// bo.ReadJournalView reads a directory's journal.jsonl: give it the
-	// text in one of its own.
-	tmp, err := os.MkdirTemp("", "tlbo-journal-")
-	if err != nil {
-		return bo.JournalView{}, err
-	}
-	defer os.RemoveAll(tmp)
-	plain := filepath.Join(tmp, bo.JournalFile)
-	if err := os.WriteFile(plain, b, 0o600); err != nil {
-		return bo.JournalView{}, err
-	}
-	v, err := bo.ReadJournalView(tmp)
-	if err != nil {
-		return v, errors.New(strings.ReplaceAll(err.Error(), plain, path))
-	}
-	return v, nil
 }

@@ -342,6 +342,24 @@ func writeSetUpFlags(opts bo.Options) error {
 	return bo.WriteFlags(opts.Dir, opts.Flags)
 }
 
+// keepSetUpDirection adds the run's direction to the flags a manual set-up
+// keeps when neither --maximize nor --minimize was given: the task's own
+// direction is its objective's, known only once the objective is made, and
+// status and the dashboard read it there until the first ask writes
+// config.json.
+func keepSetUpDirection(opts bo.Options, maximize bool) error {
+	if opts.Resume || opts.Flags == nil {
+		return nil
+	}
+	for _, name := range []string{"maximize", "minimize"} {
+		if _, given := opts.Flags[name]; given {
+			return nil
+		}
+	}
+	opts.Flags["maximize"] = strconv.FormatBool(maximize)
+	return bo.WriteFlags(opts.Dir, opts.Flags)
+}
+
 // manualRun is the loop's part of a call on a manual run: the set-up
 // (the loop stops before its first version), or an ask: the results told
 // since the last call are journaled (retraining when a version's r are

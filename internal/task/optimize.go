@@ -90,6 +90,9 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		if mo, err = d.newManualObjective(env, req.Options.Dir, obj); err != nil {
 			return nil, err
 		}
+		if err := keepSetUpDirection(req.Options, mo.maximize); err != nil {
+			return nil, err
+		}
 		obj = mo
 		m.key = obj.Key
 	}
