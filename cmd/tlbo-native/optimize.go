@@ -2,12 +2,15 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -81,7 +84,8 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
 		&cli.IntFlag{Name: "restarts", Value: d.Restarts, Usage: "acquisition: raw samples refined by L-BFGS-B"},
 		&cli.StringFlag{Name: "restart-selection", Value: string(d.RestartSelection), Usage: "acquisition: restarts picked by boltzmann sampling or the best raw samples"},
-		&cli.IntFlag{Name: "warm-starts", Usage: "acquisition: after a round's first step, refine restarts minus this many fresh restarts and up to this many of the previous step's best distinct restart ends (--repeats skip; 0: none)"},
+		&cli.IntFlag{Name: "warm-starts", Usage: "acquisition: after a round's first step, refine restarts minus this many fresh restarts and up to this many of the previous step's best distinct restart ends (--repeats skip; 0: none)",
+			DefaultText: "restarts - max(1, restarts/10), 90 of 100, with --strategy bo --repeats skip, else 0; on --resume the run's own, 0 for a run made before this default"},
 		&cli.StringFlag{Name: "repeats", Value: string(d.Repeats), Usage: "skip: never evaluate an object whose score is known (the budget counts distinct evaluations); " +
 			"authors: the authors' novelty check (perturb, redo, then evaluate the duplicate)"},
 		&cli.IntFlag{Name: "q", Value: d.Q, Usage: "proposals per round, chosen jointly (kriging believer) and evaluated concurrently (--repeats skip)"},
@@ -146,7 +150,9 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
 	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
-	cfg.WarmStarts = c.Int("warm-starts")
+	if cfg.WarmStarts, err = warmStarts(c, cfg); err != nil {
+		return cfg, err
+	}
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
 	cfg.Evaluators, cfg.Async = c.Int("evaluators"), c.Bool("async")
@@ -154,6 +160,35 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
 	return cfg, cfg.Validate()
+}
+
+// warmStarts returns --warm-starts when given (or kept by the run), else
+// on --resume the run's own from its config.json (none: 0, a run made
+// before warm starts were the default), else a new run's default for cfg's
+// strategy, repeats and restarts (bo.Config.DefaultWarmStarts).
+func warmStarts(c *cli.Context, cfg bo.Config) (int, error) {
+	if c.IsSet("warm-starts") {
+		return c.Int("warm-starts"), nil
+	}
+	if !c.Bool("resume") {
+		return cfg.DefaultWarmStarts(), nil
+	}
+	stored, err := bo.ReadConfigFields(c.String("run-dir"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg.DefaultWarmStarts(), nil // stopped before the run began
+	}
+	if err != nil {
+		return 0, fmt.Errorf("--resume: %w", err)
+	}
+	i := slices.IndexFunc(stored, func(f bo.Field) bool { return f.Name == "warm-starts" })
+	if i < 0 {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(stored[i].Value)
+	if err != nil {
+		return 0, fmt.Errorf("--resume: %s: warm-starts %q: want an integer", filepath.Join(c.String("run-dir"), bo.ConfigFile), stored[i].Value)
+	}
+	return n, nil
 }
 
 func optimizeAction(c *cli.Context, t task.Task) error {

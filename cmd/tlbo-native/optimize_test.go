@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -257,5 +258,65 @@ func TestWarpAlias(t *testing.T) {
 	err = runCLI(args(t.TempDir(), "--elbo", "w", "--warp=false")...)
 	if err == nil || !strings.Contains(err.Error(), "--warp=false") {
 		t.Errorf("--elbo w --warp=false: %v, want a refusal naming both", err)
+	}
+}
+
+// TestWarmStartsDefaultAndLegacyResume: a new run takes the default warm
+// starts (restarts - max(1, restarts/10)) and records them, and its resume
+// without flags keeps them; a run made before the default (no warm-starts
+// in config.json nor flags.json) resumes with warm starts off instead of
+// being refused for today's default.
+func TestWarmStartsDefaultAndLegacyResume(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	start := func(run string, more ...string) {
+		t.Helper()
+		args := append([]string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
+			"--retrain-epochs", "0", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+			"--raw-samples", "64", "--restarts", "4", "--decode-attempts", "2", "--seed", "3", "--run-dir", run}, more...)
+		if err := runCLI(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warmStarts := func(run string) string {
+		t.Helper()
+		var m map[string]string
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, bo.ConfigFile))), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m["warm-starts"]
+	}
+
+	run := filepath.Join(dir, "new")
+	start(run)
+	if w := warmStarts(run); w != "3" {
+		t.Errorf("a new run with --restarts 4 records warm-starts %q, want 3", w)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "3"); err != nil {
+		t.Fatalf("resume of a run with the default warm starts: %v", err)
+	}
+
+	legacy := filepath.Join(dir, "legacy")
+	start(legacy, "--warm-starts", "0")
+	flagsPath := filepath.Join(legacy, bo.FlagsFile)
+	var flags map[string]string
+	if err := json.Unmarshal([]byte(readFile(t, flagsPath)), &flags); err != nil {
+		t.Fatal(err)
+	}
+	delete(flags, "warm-starts") // as a run made before the default kept it
+	b, err := json.Marshal(flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(flagsPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w := warmStarts(legacy); w != "" {
+		t.Fatalf("a run with --warm-starts 0 records warm-starts %q, want none", w)
+	}
+	if err := runCLI("optimize", "--resume", "--run-dir", legacy, "--budget", "3"); err != nil {
+		t.Fatalf("resume of a run made before the default: %v", err)
+	}
+	if w := warmStarts(legacy); w != "" {
+		t.Errorf("the resumed legacy run records warm-starts %q, want none (off)", w)
 	}
 }

@@ -161,9 +161,11 @@ type Config struct {
 	// WarmStarts of the previous step's restart ends, the best distinct
 	// ones (acq.BestEnds; RepeatsSkip only): after a known object or an
 	// invalid decode the GP changed by one point, so those ends are near
-	// its acquisition's optima and converge in a few iterations. 0 (the
-	// default): every step refines Restarts fresh ones. A round is
-	// journaled whole, so a resumed run repeats its steps.
+	// its acquisition's optima and converge in a few iterations. 0: every
+	// step refines Restarts fresh ones (DefaultConfig's, and that of a run
+	// whose config.json has no warm-starts); a new run of optimize takes
+	// DefaultWarmStarts. A round is journaled whole, so a resumed run
+	// repeats its steps.
 	WarmStarts int
 	// PerturbSigma, PerturbGrowth and PerturbTries drive the novelty check:
 	// a decoded object already seen is retried from z + N(0, σ_t²) with
@@ -246,6 +248,18 @@ func DefaultConfig() Config {
 
 // DefaultRepeatTries is the default of Config.RepeatTries.
 const DefaultRepeatTries = 5
+
+// DefaultWarmStarts returns the warm starts of a new run with c's strategy,
+// repeats and restarts: Restarts - max(1, Restarts/10) (90 of the default
+// 100 restarts) under StrategyBO and RepeatsSkip, else 0. It is not
+// DefaultConfig's, so that a configuration built field by field, and a run
+// whose config.json predates the setting, keep every step cold.
+func (c Config) DefaultWarmStarts() int {
+	if c.Strategy != StrategyBO || c.Repeats != RepeatsSkip || c.Restarts < 2 {
+		return 0
+	}
+	return c.Restarts - max(1, c.Restarts/10)
+}
 
 // Validate reports the first setting that is out of range.
 func (c Config) Validate() error {
@@ -358,7 +372,8 @@ func (c Config) Fields() []Field {
 	if c.Repeats == RepeatsSkip {
 		fs = append(fs, Field{"repeat-tries", i(c.RepeatTries)})
 		if c.WarmStarts > 0 {
-			// Recorded only when set: runs made before it had none.
+			// Recorded only when set: runs made before it had none,
+			// and so read as 0.
 			fs = append(fs, Field{"warm-starts", i(c.WarmStarts)})
 		}
 		if c.Async {
