@@ -85,6 +85,9 @@ type LoopCost struct {
 	Versions    int `json:"versions"`
 	Queries     int `json:"queries"`
 	Evaluations int `json:"distinct_evaluations"`
+	// VersionLines are the versions' journal lines in order, for a
+	// per-version account (runsummary); not part of bench loop's output.
+	VersionLines []VersionLine `json:"-"`
 	// Lines counts the journal's lines, CPULines those with CPU time
 	// (none in a journal written before cpu_s was kept: then every CPU
 	// field is 0).
@@ -101,6 +104,14 @@ type LoopCost struct {
 	// in parallel. On one thread it bounds the CPU time shared among the
 	// stages that belongs to none.
 	CPUBeyondWall float64 `json:"cpu_beyond_wall_s"`
+}
+
+// VersionLine is a model version's journal record with the CPU seconds of
+// its line (the process's work since its previous line: the retraining and
+// prior samples, and a process's start-up on its first line).
+type VersionLine struct {
+	Version
+	CPU float64
 }
 
 // ReadLoopCost reads where the time of the run in dir went from its
@@ -167,6 +178,7 @@ func (c *LoopCost) add(recs []record) error {
 		switch {
 		case rec.Version != nil:
 			c.Versions++
+			c.VersionLines = append(c.VersionLines, VersionLine{Version: *rec.Version, CPU: rec.CPU})
 			line[costStageRetrain], line[costStageSamples] = rec.Version.RetrainSeconds, rec.Version.SampleSeconds
 		case rec.Query != nil:
 			if _, dup := queries[rec.Query.Index]; dup {

@@ -9,7 +9,6 @@
 package runsummary
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,7 +167,7 @@ func Make(dir string) (Summary, error) {
 	if s.LatentNorms, err = latentNorms(dir, arrays); err != nil {
 		return Summary{}, err
 	}
-	if s.VersionCosts, err = versionCosts(dir, arrays, cost.CPULines > 0); err != nil {
+	if s.VersionCosts, err = versionCosts(cost, arrays); err != nil {
 		return Summary{}, err
 	}
 	return s, nil
@@ -272,16 +271,12 @@ func latentNorms(dir string, r runArrays) ([]float64, error) {
 }
 
 // versionCosts returns the cost of each model version from its journal
-// line, and the distinct evaluations before it from results.npz (nil when
-// results.npz has no opt_model_version); withCPU says whether the journal
-// kept cpu_s (bo.LoopCost.CPULines).
-func versionCosts(dir string, r runArrays, withCPU bool) ([]VersionCost, error) {
+// line (bo.LoopCost.VersionLines), and the distinct evaluations before it
+// from results.npz (nil when results.npz has no opt_model_version); cpu_s
+// only when the journal kept it (bo.LoopCost.CPULines).
+func versionCosts(cost bo.LoopCost, r runArrays) ([]VersionCost, error) {
 	if r.versions == nil {
 		return nil, nil
-	}
-	path, b, err := bo.ReadJournalFile(dir)
-	if err != nil {
-		return nil, fmt.Errorf("runsummary: read journal %s: %w", path, err)
 	}
 	// evals[v]: the distinct evaluations by queries of version v.
 	evals := map[int]int{}
@@ -291,30 +286,17 @@ func versionCosts(dir string, r runArrays, withCPU bool) ([]VersionCost, error) 
 		}
 	}
 	var out []VersionCost
-	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
-	for n, line := range lines {
-		var rec struct {
-			Version *bo.Version `json:"version"`
-			CPU     float64     `json:"cpu_s"`
-		}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			if n == len(lines)-1 {
-				break // a torn last line, which bo.ReadLoopCost leaves out too
-			}
-			return nil, fmt.Errorf("runsummary: journal %s line %d: %w", path, n+1, err)
-		}
-		if rec.Version == nil {
-			continue
-		}
-		v := VersionCost{Version: rec.Version.Version, Points: rec.Version.Points, Retrain: rec.Version.RetrainSeconds,
-			Samples: rec.Version.SampleSeconds}
+	for _, line := range cost.VersionLines {
+		v := VersionCost{Version: line.Version.Version, Points: line.Points, Retrain: line.RetrainSeconds,
+			Samples: line.SampleSeconds}
 		for u, e := range evals {
 			if u < v.Version {
 				v.Evaluations += e
 			}
 		}
-		if withCPU {
-			v.CPU = &rec.CPU
+		if cost.CPULines > 0 {
+			cpu := line.CPU
+			v.CPU = &cpu
 		}
 		out = append(out, v)
 	}
