@@ -85,9 +85,6 @@ type LoopCost struct {
 	Versions    int `json:"versions"`
 	Queries     int `json:"queries"`
 	Evaluations int `json:"distinct_evaluations"`
-	// VersionLines are the versions' journal lines in order, for a
-	// per-version account (runsummary); not part of bench loop's output.
-	VersionLines []VersionLine `json:"-"`
 	// Lines counts the journal's lines, CPULines those with CPU time
 	// (none in a journal written before cpu_s was kept: then every CPU
 	// field is 0).
@@ -112,6 +109,27 @@ type LoopCost struct {
 type VersionLine struct {
 	Version
 	CPU float64
+}
+
+// ReadVersionLines reads the model versions' lines of the run's journal in
+// order, as ReadLoopCost reads the journal (gzipped or not, a torn last line
+// left out).
+func ReadVersionLines(dir string) ([]VersionLine, error) {
+	path, b, err := ReadJournalFile(dir)
+	if err != nil {
+		return nil, fmt.Errorf("bo: read journal %s: %w", path, err)
+	}
+	recs, _, _, err := parseJournal(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("bo: %w", err)
+	}
+	var lines []VersionLine
+	for _, rec := range recs {
+		if rec.Version != nil {
+			lines = append(lines, VersionLine{Version: *rec.Version, CPU: rec.CPU})
+		}
+	}
+	return lines, nil
 }
 
 // ReadLoopCost reads where the time of the run in dir went from its
@@ -178,7 +196,6 @@ func (c *LoopCost) add(recs []record) error {
 		switch {
 		case rec.Version != nil:
 			c.Versions++
-			c.VersionLines = append(c.VersionLines, VersionLine{Version: *rec.Version, CPU: rec.CPU})
 			line[costStageRetrain], line[costStageSamples] = rec.Version.RetrainSeconds, rec.Version.SampleSeconds
 		case rec.Query != nil:
 			if _, dup := queries[rec.Query.Index]; dup {

@@ -167,7 +167,7 @@ func Make(dir string) (Summary, error) {
 	if s.LatentNorms, err = latentNorms(dir, arrays); err != nil {
 		return Summary{}, err
 	}
-	if s.VersionCosts, err = versionCosts(cost, arrays); err != nil {
+	if s.VersionCosts, err = versionCosts(dir, arrays, cost.CPULines > 0); err != nil {
 		return Summary{}, err
 	}
 	return s, nil
@@ -271,12 +271,16 @@ func latentNorms(dir string, r runArrays) ([]float64, error) {
 }
 
 // versionCosts returns the cost of each model version from its journal
-// line (bo.LoopCost.VersionLines), and the distinct evaluations before it
-// from results.npz (nil when results.npz has no opt_model_version); cpu_s
-// only when the journal kept it (bo.LoopCost.CPULines).
-func versionCosts(cost bo.LoopCost, r runArrays) ([]VersionCost, error) {
+// line (bo.ReadVersionLines), and the distinct evaluations before it from
+// results.npz (nil when results.npz has no opt_model_version); withCPU says
+// whether the journal kept cpu_s (bo.LoopCost.CPULines).
+func versionCosts(dir string, r runArrays, withCPU bool) ([]VersionCost, error) {
 	if r.versions == nil {
 		return nil, nil
+	}
+	lines, err := bo.ReadVersionLines(dir)
+	if err != nil {
+		return nil, fmt.Errorf("runsummary: %w", err)
 	}
 	// evals[v]: the distinct evaluations by queries of version v.
 	evals := map[int]int{}
@@ -286,7 +290,7 @@ func versionCosts(cost bo.LoopCost, r runArrays) ([]VersionCost, error) {
 		}
 	}
 	var out []VersionCost
-	for _, line := range cost.VersionLines {
+	for _, line := range lines {
 		v := VersionCost{Version: line.Version.Version, Points: line.Points, Retrain: line.RetrainSeconds,
 			Samples: line.SampleSeconds}
 		for u, e := range evals {
@@ -294,7 +298,7 @@ func versionCosts(cost bo.LoopCost, r runArrays) ([]VersionCost, error) {
 				v.Evaluations += e
 			}
 		}
-		if cost.CPULines > 0 {
+		if withCPU {
 			cpu := line.CPU
 			v.CPU = &cpu
 		}
