@@ -441,7 +441,7 @@ func recoverRun(tt task.TargetTask, env *task.Env, r recoveryRun, o analysis.Rec
 	if err != nil {
 		return analysis.RecoveryRun{}, "", fmt.Errorf("run %s: field seed of %s: %w", r.dir, bo.ConfigFile, err)
 	}
-	res := analysis.RecoveryRun{Name: r.name, Method: analysis.MethodLabel(r.fields["strategy"], r.fields["elbo"]), Seed: seed}
+	res := analysis.RecoveryRun{Name: r.name, Method: analysis.MethodLabel(r.fields["strategy"], r.fields["elbo"], r.fields["warp"] == "true"), Seed: seed}
 	var target string
 	start := time.Now()
 	open := func(v int) (analysis.RecoveryModel, error) {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tlbo-native/tlbo-native/internal/acq"
+	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"github.com/tlbo-native/tlbo-native/internal/openblas"
 )
@@ -97,7 +98,7 @@ func benchBOStepCommand() *cli.Command {
 			if err := checkBenchSize(c); err != nil {
 				return err
 			}
-			kind, err := acq.ParseKind(c.String("acq"))
+			kind, err := bo.ParseAcq(c.String("acq"))
 			if err != nil {
 				return err
 			}

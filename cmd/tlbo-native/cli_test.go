@@ -273,6 +273,7 @@ func TestFlagRangesOnTheCommandLine(t *testing.T) {
 			"--failure-score", "7", "--initial", "3", "--eval-timeout", "-5s"}, "--eval-timeout -5s: want at least 0 (0: none)"},
 		{[]string{"gp", "--train-x", vae, "--train-y", vae, "--test-x", vae, "--test-y", vae, "--inducing", "-1"}, "--inducing -1: want at least 0"},
 		{[]string{"plot", "latent-map", "--vae", vae, "--out", vae, "-n", "0"}, "--n 0: want at least 1"},
+		{[]string{"bench", "bo-step", "--acq", "ucb"}, `--acq "ucb": want ei or logei`},
 	} {
 		err := runCLI(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -223,10 +223,11 @@ func recoverySeed(seed uint64, version int, stream uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// MethodLabel names a BO run's method from its configuration's strategy and
-// ELBO: LBO, T-LBO, W-LBO, ... ("random search" and "prior sampling" for
-// the strategies without a GP).
-func MethodLabel(strategy, elbo string) string {
+// MethodLabel names a BO run's method from its configuration's strategy,
+// ELBO and warp fields: LBO, T-LBO, W-LBO (the plain ELBO with a warped GP),
+// "T-LBO, warped" for a metric ELBO with a warped GP ("random search" and
+// "prior sampling" for the strategies without a GP).
+func MethodLabel(strategy, elbo string, warp bool) string {
 	switch {
 	case strategy == "random":
 		return "random search"
@@ -234,10 +235,17 @@ func MethodLabel(strategy, elbo string) string {
 		return "prior sampling"
 	case strategy != "bo" && strategy != "":
 		return strategy
-	case elbo == "lbo" || elbo == "":
-		return "LBO"
+	case elbo == "w" || (warp && (elbo == "lbo" || elbo == "")):
+		return "W-LBO"
 	}
-	return strings.ToUpper(elbo) + "-LBO"
+	label := "LBO"
+	if elbo != "lbo" && elbo != "" {
+		label = strings.ToUpper(elbo) + "-LBO"
+	}
+	if warp {
+		label += ", warped"
+	}
+	return label
 }
 
 // RecoveryRun is one run's outcome.

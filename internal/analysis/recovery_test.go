@@ -149,8 +149,8 @@ func TestRecoveryTableAndReport(t *testing.T) {
 		return RecoveryStep{Version: v, P: p, Carried: p, Drawn: 3, Raised: true}
 	}
 	runs := []RecoveryRun{
-		{Name: "lbo-1", Method: MethodLabel("bo", "lbo"), Seed: 1, Steps: []RecoveryStep{step(0, 0.2), step(1, 0.4)}},
-		{Name: "tlbo-1", Method: MethodLabel("bo", "t"), Seed: 1, Steps: []RecoveryStep{step(0, 0.5), step(1, 1), step(2, 1)}},
+		{Name: "lbo-1", Method: MethodLabel("bo", "lbo", false), Seed: 1, Steps: []RecoveryStep{step(0, 0.2), step(1, 0.4)}},
+		{Name: "tlbo-1", Method: MethodLabel("bo", "t", false), Seed: 1, Steps: []RecoveryStep{step(0, 0.5), step(1, 1), step(2, 1)}},
 		{Name: "lbo-2", Method: "LBO", Seed: 2, Steps: []RecoveryStep{step(0, 0.4), step(1, 0.8)}},
 	}
 	tab := TabulateRecovery(runs)
@@ -202,9 +202,17 @@ func TestRecoveryTableAndReport(t *testing.T) {
 }
 
 func TestMethodLabel(t *testing.T) {
-	for _, c := range [][3]string{{"bo", "lbo", "LBO"}, {"bo", "t", "T-LBO"}, {"bo", "w", "W-LBO"}, {"random", "t", "random search"}, {"prior", "lbo", "prior sampling"}} {
-		if got := MethodLabel(c[0], c[1]); got != c[2] {
-			t.Errorf("MethodLabel(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+	for _, c := range []struct {
+		strategy, elbo string
+		warp           bool
+		want           string
+	}{
+		{"bo", "lbo", false, "LBO"}, {"bo", "t", false, "T-LBO"}, {"bo", "w", true, "W-LBO"},
+		{"bo", "lbo", true, "W-LBO"}, {"bo", "t", true, "T-LBO, warped"}, {"", "", false, "LBO"},
+		{"random", "t", false, "random search"}, {"prior", "lbo", false, "prior sampling"},
+	} {
+		if got := MethodLabel(c.strategy, c.elbo, c.warp); got != c.want {
+			t.Errorf("MethodLabel(%q, %q, %v) = %q, want %q", c.strategy, c.elbo, c.warp, got, c.want)
 		}
 	}
 }
