@@ -13,6 +13,7 @@ import (
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 	"github.com/tlbo-native/tlbo-native/models"
+	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
 // madeLine is the note of a cache opened for featurisation on demand.
@@ -32,9 +33,10 @@ func madeAtOpen(t *testing.T, log string) int {
 
 // TestFlushAtEnd: with the periodic flush out of reach, the molecules a run
 // featurised on demand are in the cache once it has ended, when it ends
-// normally and when it is stopped (as by SIGINT: its context ends), so that
-// a resumed run finds them made. A run killed outright (kill -9) still
-// loses those made since the last periodic flush.
+// normally and when it is stopped (as by SIGINT: its context ends) after
+// its retraining or during it, so that a resumed run finds them made. A
+// run killed outright (kill -9) still loses those made since the last
+// periodic flush.
 func TestFlushAtEnd(t *testing.T) {
 	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
 	if err != nil {
@@ -58,27 +60,36 @@ func TestFlushAtEnd(t *testing.T) {
 	cfg.InitialRetrainEpochs = 0.5
 	elbo, _ := models.ParseELBO("lbo")
 	// optimize runs in run, with a cache of its own unless given one; stop
-	// ends the run at the encoding of the GP's points.
-	optimize := func(cache, run string, resume, stop bool) (*binding, *task.Env, error) {
-		b, tk := newTask()
+	// ends the run at the encoding of the GP's points ("encode") or after
+	// the retraining's first mini-batch ("retrain").
+	optimize := func(cache, run string, resume bool, stop string) (*binding, *task.Env, *bo.Result, error) {
+		b := &binding{}
+		spec := b.spec()
 		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: cache, optFeaturise: FeaturiseOnDemand, optWorkers: 2})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		env.Ctx = ctx
 		opts := bo.Options{Dir: run, Resume: resume}
-		if stop {
+		switch stop {
+		case "encode":
 			opts.Progress = func(p bo.Progress) {
 				if p.Stage == bo.StageEncode {
 					cancel()
 				}
 			}
+		case "retrain":
+			mat := spec.Materialise
+			spec.Materialise = func(ex []jtvae.Example) ([]jtvae.Example, error) {
+				defer cancel()
+				return mat(ex)
+			}
 		}
-		_, err := tk.Optimize(env, task.OptimizeRequest{
+		res, err := task.Define(spec).Optimize(env, task.OptimizeRequest{
 			Model:   task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20},
 			Config:  cfg,
 			Options: opts,
 		})
-		return b, env, err
+		return b, env, res, err
 	}
 	madeBy := func(b *binding) int {
 		lazy := b.onDemand()
@@ -94,12 +105,12 @@ func TestFlushAtEnd(t *testing.T) {
 
 	t.Run("end", func(t *testing.T) {
 		cache := t.TempDir()
-		b, env, err := optimize(cache, filepath.Join(t.TempDir(), "run"), false, false)
+		b, env, _, err := optimize(cache, filepath.Join(t.TempDir(), "run"), false, "")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, env.Stderr.(*bytes.Buffer))
 		}
 		made := madeBy(b)
-		_, env, err = optimize(cache, filepath.Join(t.TempDir(), "run"), false, true)
+		_, env, _, err = optimize(cache, filepath.Join(t.TempDir(), "run"), false, "encode")
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("the second run, stopped: %v", err)
 		}
@@ -107,19 +118,26 @@ func TestFlushAtEnd(t *testing.T) {
 			t.Errorf("the next run found %d molecules made, the first made %d", got, made)
 		}
 	})
-	t.Run("stop", func(t *testing.T) {
-		cache, run := t.TempDir(), filepath.Join(t.TempDir(), "run")
-		b, env, err := optimize(cache, run, false, true)
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("stopped run: %v\n%s", err, env.Stderr.(*bytes.Buffer))
-		}
-		made := madeBy(b)
-		_, env, err = optimize(cache, run, true, false)
-		if err != nil {
-			t.Fatalf("resumed run: %v\n%s", err, env.Stderr.(*bytes.Buffer))
-		}
-		if got := madeAtOpen(t, env.Stderr.(*bytes.Buffer).String()); got != made {
-			t.Errorf("the resumed run found %d molecules made, the stopped run made %d", got, made)
-		}
-	})
+	// A stop during the retraining ends it at the next mini-batch: the
+	// version is not made.
+	for _, stop := range []string{"encode", "retrain"} {
+		t.Run("stop at "+stop, func(t *testing.T) {
+			cache, run := t.TempDir(), filepath.Join(t.TempDir(), "run")
+			b, env, res, err := optimize(cache, run, false, stop)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("stopped run: %v\n%s", err, env.Stderr.(*bytes.Buffer))
+			}
+			if versions := len(res.Versions); stop == "retrain" && versions != 0 {
+				t.Errorf("stopped in the retraining, the run made %d versions", versions)
+			}
+			made := madeBy(b)
+			_, env, _, err = optimize(cache, run, true, "")
+			if err != nil {
+				t.Fatalf("resumed run: %v\n%s", err, env.Stderr.(*bytes.Buffer))
+			}
+			if got := madeAtOpen(t, env.Stderr.(*bytes.Buffer).String()); got != made {
+				t.Errorf("the resumed run found %d molecules made, the stopped run made %d", got, made)
+			}
+		})
+	}
 }
