@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,6 +25,9 @@ type Model[O, E any] struct {
 	key     func(O) string
 	example map[string]E     // examples of the objects seen, by key
 	refused map[string]error // why objects were refused as examples, by key
+	// ctx is the verb's (Env.Ctx): when it ends, a retraining that
+	// materialises its mini-batches stops at the next one.
+	ctx context.Context
 }
 
 var (
@@ -60,7 +64,8 @@ func (d *Defined[O, E]) openModel(env *Env, req ModelRequest, obj Objective[O]) 
 		return nil, err
 	}
 	tr.Augment = d.s.Augment
-	return &Model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{}}, nil
+	return &Model[O, E]{d: d, net: net, tr: tr, decode: req.Decode, key: obj.Key, example: map[string]E{}, refused: map[string]error{},
+		ctx: env.Context()}, nil
 }
 
 // retrainBeta is the KL weight of retraining a network with header h: the
@@ -174,14 +179,17 @@ func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, err
 	if m.d.s.Materialise != nil {
 		// Only the examples drawn into a mini-batch are made, as they are
 		// drawn; making them draws nothing from the sampler, so the batches
-		// are those of examples made beforehand.
+		// are those of examples made beforehand. A stop (SIGINT) ends the
+		// retraining at the next mini-batch rather than after minutes of
+		// featurisation; the version is not made, and a resume retrains it
+		// from the start.
 		stop, err := m.prefetchSteps(data, steps)
 		if err != nil {
 			return nil, fmt.Errorf("retrain: %w", err)
 		}
 		defer stop()
 		defer func(aug models.Augment[E]) { m.tr.Augment = aug }(m.tr.Augment)
-		m.tr.Augment = materialiseBatch(m.d.s.Materialise, m.tr.Augment, &merr)
+		m.tr.Augment = materialiseBatch(m.ctx, m.d.s.Materialise, m.tr.Augment, &merr)
 	}
 	l, err := m.tr.TrainSteps(data, steps, nil)
 	m.net.SetTraining(false)
@@ -217,12 +225,16 @@ func (m *Model[O, E]) prefetchSteps(data models.Data[E], steps int) (stop func()
 }
 
 // materialiseBatch returns the retraining Augment that completes each
-// mini-batch with mat before aug (if any). When mat fails, it keeps the
-// error in *failed and returns an empty batch, which the trainer refuses,
-// ending the retraining.
-func materialiseBatch[E any](mat func([]E) ([]E, error), aug models.Augment[E], failed *error) models.Augment[E] {
+// mini-batch with mat before aug (if any). When mat fails or ctx has
+// ended, it keeps the error in *failed and returns an empty batch, which
+// the trainer refuses, ending the retraining.
+func materialiseBatch[E any](ctx context.Context, mat func([]E) ([]E, error), aug models.Augment[E], failed *error) models.Augment[E] {
 	return func(batch []E, rng *rand.Rand) []E {
 		if *failed != nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			*failed = fmt.Errorf("stopped: %w", context.Cause(ctx))
 			return nil
 		}
 		out, err := mat(batch)

@@ -27,7 +27,9 @@ import (
 // best objects into the run directory. env.Ctx, when set, stops the run
 // (bo.Options.Context, unless req sets its own), the labelled start's
 // evaluations included: a program objective's running programs are killed.
-func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, error) {
+// When the run ends, however it ends, what the task made on demand is
+// written (Spec.Flush).
+func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (res *bo.Result, err error) {
 	if err := bo.CheckRunDir(req.Options); err != nil {
 		return nil, err
 	}
@@ -60,6 +62,13 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 		if err := writeSetUpFlags(req.Options); err != nil {
 			return nil, err
 		}
+	}
+	if d.s.Flush != nil {
+		defer func() {
+			if ferr := d.s.Flush(); ferr != nil {
+				err = errors.Join(err, ferr)
+			}
+		}()
 	}
 	own := d.ownEnv(env)
 	obj, err := d.s.Objective(own)
@@ -138,7 +147,7 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (*bo.Result, err
 	if mo != nil {
 		return d.manualRun(env, mo, req, cfg, m, ds.Data)
 	}
-	res, err := bo.Run[O](cfg, obj, m, ds.Data, req.Options)
+	res, err = bo.Run[O](cfg, obj, m, ds.Data, req.Options)
 	if err != nil || d.s.Plots == nil || req.Top < 1 {
 		return res, err
 	}

@@ -287,6 +287,11 @@ type Spec[O, E any] struct {
 	// it has ended. What Materialise returns does not depend on it, only
 	// when. Optional.
 	Prefetch func(batches [][]E) (stop func())
+	// Flush, when set, writes what Materialise made and has not written
+	// yet (the molecule task's featurisation cache), so that a resumed or
+	// later run finds it. Optimize calls it when the run ends, a normal end,
+	// a stop by a signal and an error alike. Optional.
+	Flush func() error
 	// Report prints the trained network's quality on validation examples
 	// (optional).
 	Report func(env *Env, net models.VAE[E], val []E, opts ReportOptions) error

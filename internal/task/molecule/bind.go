@@ -28,6 +28,9 @@ type binding struct {
 	// workers is the verb's --workers: its decodings (decode) run on that
 	// many goroutines (0: one per CPU).
 	workers int
+	// keys holds the keys of the data set's molecules (keys.go), which the
+	// verb's objective (objective) takes.
+	keys keyMemo
 }
 
 // featuriser returns the bound featuriser (nil before a verb binds one).
@@ -169,6 +172,16 @@ func (b *binding) prefetch(batches [][]jtvae.Example) (stop func()) {
 		return func() {}
 	}
 	return lazy.prefetch(batches)
+}
+
+// flush writes the molecules featurised on demand since the cache's last
+// flush (lazyCache.flush), if any: at the end of a run, so that a resumed
+// or later run finds them.
+func (b *binding) flush() error {
+	if lazy := b.onDemand(); lazy != nil {
+		return lazy.flush()
+	}
+	return nil
 }
 
 // onDemand returns the data set's featurisation on demand, or nil.

@@ -340,6 +340,11 @@ func summarise(smiles []string, split []int, res []result) *BuildReport {
 // without featurising them (featurisation on demand).
 const ClusterArray = "clusters"
 
+// canonicalArray is the molecules.npz array of each molecule's canonical
+// SMILES without stereo (Standardize; "" where it failed): the molecules'
+// keys (keys.go).
+const canonicalArray = "canonical"
+
 // RecoveredArray is the molecules.npz scalar (true) that says data molecule
 // recovered every decomposed molecule's fragments, so that its ok array
 // already leaves out the molecules whose recovery fails: files without it
@@ -363,7 +368,7 @@ func writeData(path string, smiles []string, split []int, res []result, extra ..
 	}
 	return numpy.WriteNPZ(path, append([]numpy.Array{
 		{Name: "smiles", Shape: []int{n}, Data: smiles},
-		{Name: "canonical", Shape: []int{n}, Data: canon},
+		{Name: canonicalArray, Shape: []int{n}, Data: canon},
 		{Name: "score", Shape: []int{n}, Data: score},
 		{Name: "split", Shape: []int{n}, Data: sp},
 		{Name: "ok", Shape: []int{n}, Data: ok},

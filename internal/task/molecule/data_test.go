@@ -63,7 +63,8 @@ func testBuild(t *testing.T, candidates bool) {
 	if want := []string{"C1CC:parse", "c1cc2ccc3cccc4ccc(c1)c2c34:recover"}; !slices.Equal(failed, want) {
 		t.Errorf("candidates %v: failures %v, want %v", candidates, failed, want)
 	}
-	smiles, _, clusters, err := readTrainSplit(filepath.Join(out, DataFileName))
+	split, err := readTrainSplit(filepath.Join(out, DataFileName))
+	smiles, clusters := split.smiles, split.clusters
 	if err != nil || slices.Contains(smiles, all[3]) || len(clusters) != len(smiles) {
 		t.Errorf("training split %v, clusters %v, %v: want pyrene left out and clusters for on-demand featurisation", smiles, clusters, err)
 	}
@@ -189,14 +190,14 @@ func TestTrainSplitWithoutRecoverCheck(t *testing.T) {
 	if err := numpy.WriteNPZ(path, arrays); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, clusters, err := readTrainSplit(path); err != nil || clusters != nil {
-		t.Errorf("without %s: clusters %v, %v; want none", RecoveredArray, clusters, err)
+	if split, err := readTrainSplit(path); err != nil || split.clusters != nil {
+		t.Errorf("without %s: clusters %v, %v; want none", RecoveredArray, split.clusters, err)
 	}
 	arrays = append(arrays, numpy.Array{Name: RecoveredArray, Shape: []int{}, Data: []bool{true}})
 	if err := numpy.WriteNPZ(path, arrays); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, clusters, err := readTrainSplit(path); err != nil || len(clusters) != 2 {
-		t.Errorf("with %s: clusters %v, %v; want two", RecoveredArray, clusters, err)
+	if split, err := readTrainSplit(path); err != nil || len(split.clusters) != 2 {
+		t.Errorf("with %s: clusters %v, %v; want two", RecoveredArray, split.clusters, err)
 	}
 }

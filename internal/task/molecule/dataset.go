@@ -33,29 +33,39 @@ func (b *binding) dataset(env *task.Env) ([]string, []float64, string, error) {
 		}
 	}
 	if path != "" {
-		smiles, scores, clusters, err := readTrainSplit(path)
+		split, err := readTrainSplit(path)
 		if err == nil || !errors.Is(err, os.ErrNotExist) || !env.Synthetic {
+			smiles, scores := split.smiles, split.scores
+			fileScores := env.Opts.Bool(task.DataScoresOption)
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				return nil, nil, "", fmt.Errorf("%w (write it with `data molecule --out DIR` and give --%s DIR/%s)", err, optMolecules, DataFileName)
 			case err != nil:
 				return nil, nil, "", err
-			case env.Opts.Bool(task.DataScoresOption):
+			case env.Opts.Int(optInitial) > 0 && !fileScores:
+				return b.initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
+			}
+			if err := b.keys.take(env.Context(), smiles, split.canonical, env.Opts.Int(optWorkers), env.Stderr); err != nil {
+				return nil, nil, "", err
+			}
+			switch {
+			case fileScores:
 				if scores, err = readUserScores(path); err != nil {
 					return nil, nil, "", err
 				}
-				smiles, scores, err = b.useCache(env, path, smiles, scores, clusters)
-				return smiles, scores, fmt.Sprintf("%s, training split of %d, the file's own scores", path, len(smiles)), err
-			case env.Opts.Int(optInitial) > 0:
-				return b.initialMolecules(env, obj, smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)))
-			}
-			if obj.f != nil {
+			case obj.f != nil:
 				if scores, err = objectiveScores(env, obj, path, smiles); err != nil {
 					return nil, nil, "", err
 				}
 			}
-			smiles, scores, err = b.useCache(env, path, smiles, scores, clusters)
-			return smiles, scores, fmt.Sprintf("%s, training split of %d", path, len(smiles)) + scoredBy(obj), err
+			if smiles, scores, err = b.useCache(env, path, smiles, scores, split.clusters); err != nil {
+				return nil, nil, "", err
+			}
+			source := fmt.Sprintf("%s, training split of %d", path, len(smiles))
+			if fileScores {
+				return smiles, scores, source + ", the file's own scores", nil
+			}
+			return smiles, scores, source + scoredBy(obj), nil
 		}
 	} else if !env.Synthetic {
 		return nil, nil, "", fmt.Errorf("molecule data set: give --%s (a file of `data molecule`) or --data-dir", optMolecules)
@@ -87,14 +97,25 @@ func scoredBy(obj Objective) string {
 	return ", scored by " + obj.Name()
 }
 
-// readTrainSplit reads the training split's SMILES, scores and clusters
-// from a molecules.npz of Build; clusters is nil when the file has no
-// ClusterArray, or no RecoveredArray (its ok array may then hold molecules
-// that only a featurisation finds wanting).
-func readTrainSplit(path string) ([]string, []float64, []string, error) {
+// trainSplit is the training split of a molecules.npz of Build.
+type trainSplit struct {
+	smiles []string
+	scores []float64
+	// clusters is nil when the file has no ClusterArray, or no
+	// RecoveredArray (its ok array may then hold molecules that only a
+	// featurisation finds wanting).
+	clusters []string
+	// canonical holds each molecule's canonical SMILES without stereo
+	// (Standardize, made by Build), nil when the file has none.
+	canonical []string
+}
+
+// readTrainSplit reads the training split's SMILES, scores, clusters and
+// canonical SMILES from a molecules.npz of Build.
+func readTrainSplit(path string) (trainSplit, error) {
 	arrays, err := numpy.ReadNPZ(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return trainSplit{}, err
 	}
 	f := map[string]any{}
 	for _, a := range arrays {
@@ -105,33 +126,39 @@ func readTrainSplit(path string) ([]string, []float64, []string, error) {
 	split, ok3 := f["split"].([]int64)
 	good, ok4 := f["ok"].([]bool)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return nil, nil, nil, fmt.Errorf("%s: want arrays smiles (str), score (float64), split (int64), ok (bool)", path)
+		return trainSplit{}, fmt.Errorf("%s: want arrays smiles (str), score (float64), split (int64), ok (bool)", path)
 	}
 	n := len(smiles)
 	if len(score) != n || len(split) != n || len(good) != n {
-		return nil, nil, nil, fmt.Errorf("%s: arrays of %d, %d, %d, %d entries", path, n, len(score), len(split), len(good))
+		return trainSplit{}, fmt.Errorf("%s: arrays of %d, %d, %d, %d entries", path, n, len(score), len(split), len(good))
 	}
 	clusters, hasClusters := f[ClusterArray].([]string)
 	if _, there := f[ClusterArray]; there && (!hasClusters || len(clusters) != n) {
-		return nil, nil, nil, fmt.Errorf("%s: array %s: want %d strings", path, ClusterArray, n)
+		return trainSplit{}, fmt.Errorf("%s: array %s: want %d strings", path, ClusterArray, n)
 	}
 	if _, checked := f[RecoveredArray]; !checked {
 		hasClusters = false
 	}
-	var s, c []string
-	var y []float64
+	canonical, hasCanonical := f[canonicalArray].([]string)
+	if _, there := f[canonicalArray]; there && (!hasCanonical || len(canonical) != n) {
+		return trainSplit{}, fmt.Errorf("%s: array %s: want %d strings", path, canonicalArray, n)
+	}
+	var t trainSplit
 	for i := range smiles {
 		if split[i] == splitTrain && good[i] {
-			s, y = append(s, smiles[i]), append(y, score[i])
+			t.smiles, t.scores = append(t.smiles, smiles[i]), append(t.scores, score[i])
 			if hasClusters {
-				c = append(c, clusters[i])
+				t.clusters = append(t.clusters, clusters[i])
+			}
+			if hasCanonical {
+				t.canonical = append(t.canonical, canonical[i])
 			}
 		}
 	}
-	if len(s) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s: no usable training molecule", path)
+	if len(t.smiles) == 0 {
+		return trainSplit{}, fmt.Errorf("%s: no usable training molecule", path)
 	}
-	return s, y, c, nil
+	return t, nil
 }
 
 // buildData runs Build into dir with the task's options (ImportSmiles

@@ -53,8 +53,9 @@ import (
 const partShardMagic = "tlbo-native jtvae packed examples, part\n"
 
 // flushEvery is the number of molecules made on demand, and flushAfter
-// the time, after which the part files are written: a killed run loses at
-// most that much work.
+// the time, after which the part files are written: a killed run (kill
+// -9, a second SIGINT) loses at most that much work. A run that ends, or
+// stops on a signal, writes the rest when it ends (binding.flush).
 var (
 	flushEvery = 1024
 	flushAfter = 10 * time.Second

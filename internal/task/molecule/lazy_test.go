@@ -44,7 +44,8 @@ func TestOnDemandSameQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, clusters, err := readTrainSplit(data)
+	split, err := readTrainSplit(data)
+	clusters := split.clusters
 	if err != nil || clusters == nil {
 		t.Fatalf("data file without clusters: %v", err)
 	}

@@ -59,10 +59,11 @@ func TestImportSmiles(t *testing.T) {
 		t.Errorf("stderr %q: want the unusable molecule named with its line", stderr.String())
 	}
 	path := filepath.Join(out, DataFileName)
-	smiles, scores, _, err := readTrainSplit(path)
+	split, err := readTrainSplit(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	smiles, scores := split.smiles, split.scores
 	user, err := readUserScores(path)
 	if err != nil {
 		t.Fatal(err)

@@ -83,10 +83,11 @@ func TestImportHostileMolecules(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q: want 2 failed, the first named with its line and reason, cut short", stdout.String(), cut(stderr.String()))
 	}
 	path := filepath.Join(out, DataFileName)
-	smiles, _, _, err := readTrainSplit(path)
+	split, err := readTrainSplit(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	smiles := split.smiles
 	user, err := readUserScores(path)
 	if err != nil {
 		t.Fatal(err)

@@ -50,6 +50,9 @@ func ParseObjective(name string) (Objective, error) {
 // tasks), maximised. A molecule that cannot be scored gets FailureScore.
 type Objective struct {
 	f *objectives.Objective // nil: penalised logP
+	// keys, when set, holds the keys of the data set's molecules, made
+	// beforehand (keys.go).
+	keys *keyMemo
 }
 
 // Name is the objective's name on the command line.
@@ -89,12 +92,13 @@ func (Objective) Deterministic() bool { return true }
 func (Objective) Maximize() bool { return true }
 
 // Key is the canonical SMILES without stereo (the authors'
-// standardize_smiles); a SMILES RDKit rejects is its own key.
-func (Objective) Key(smiles string) string {
-	if k, err := Standardize(smiles); err == nil {
+// standardize_smiles); a SMILES RDKit rejects is its own key. A data-set
+// molecule's is the one made when the data set was read.
+func (o Objective) Key(smiles string) string {
+	if k, ok := o.keys.get(smiles); ok {
 		return k
 	}
-	return smiles
+	return standardKey(smiles)
 }
 
 // Parse returns the SMILES of a key (a key is a SMILES).

@@ -108,7 +108,7 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 				"(whitespace-separated; every line or none), all of it the training split", task.VerbData),
 		}, task.ProgramOptions(optObjective, optInitial)...),
 		Networks:           []string{jtvae.NetworkKind},
-		Objective:          objective,
+		Objective:          b.objective,
 		Dataset:            b.dataset,
 		InitialCalls:       func(env *task.Env) bool { return env.Opts.Int(optInitial) > 0 },
 		Diversity:          Diversity,
@@ -118,6 +118,7 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 		Materialise:        b.materialise,
 		MaterialiseEncoder: b.materialiseEncoder,
 		Prefetch:           b.prefetch,
+		Flush:              b.flush,
 		Bind:               b.bind,
 		NewNetwork:         newNetwork,
 		Decode:             b.decode,
@@ -131,7 +132,13 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 	}
 }
 
-// objective is the objective of --objective.
-func objective(env *task.Env) (task.Objective[string], error) {
-	return ParseObjective(env.Opts.String(optObjective))
+// objective is the objective of --objective, whose keys of the data set's
+// molecules are those the binding made when it read the data set.
+func (b *binding) objective(env *task.Env) (task.Objective[string], error) {
+	o, err := ParseObjective(env.Opts.String(optObjective))
+	if err != nil {
+		return nil, err
+	}
+	o.keys = &b.keys
+	return o, nil
 }

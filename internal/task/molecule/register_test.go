@@ -312,7 +312,7 @@ func TestDatasetFromFile(t *testing.T) {
 	if err := numpy.WriteNPZ(bad, []numpy.Array{{Name: "smiles", Shape: []int{1}, Data: []string{"C"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := readTrainSplit(bad); err == nil {
+	if _, err := readTrainSplit(bad); err == nil {
 		t.Error("data set without scores: no error")
 	}
 }
