@@ -3,6 +3,10 @@ package jtvae
 import (
 	"testing"
 
+	// The allocator of cmd/tlbo-native, so that the benchmark times what
+	// the program runs (glibc's malloc returns large tensors to the
+	// kernel and faults them back in at every step).
+	_ "github.com/tlbo-native/tlbo-native/internal/malloc"
 	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/torch"
 	"github.com/tlbo-native/tlbo-native/torch/optim"
