@@ -58,7 +58,9 @@ type interner struct {
 	buf []byte
 }
 
-func newInterner() *interner { return &interner{ids: map[string]int64{}} }
+// newInterner returns an interner sized for about n keys (growing the map
+// rehashes every key).
+func newInterner(n int) *interner { return &interner{ids: make(map[string]int64, n)} }
 
 // id returns the number of the key made of the parts (each length-prefixed)
 // and whether it is new.
@@ -96,12 +98,6 @@ func float32Bytes(v []float32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
-func sorted(v []int64) []int64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s
-}
-
 // dirBond is a directed bond of the batch: source and target atoms (global)
 // and the directed bonds it sums.
 type dirBond struct {
@@ -114,33 +110,52 @@ type graphHost struct {
 	atomRow  [][]float32 // per atom: its features
 	atomKey  []int64     // per atom: the number of its feature row
 	bondRow  [][]float32 // per directed bond: its bond features
-	bondKey  [][]int64   // per directed bond: source atom and bond feature numbers
+	bondKey  [][2]int64  // per directed bond: source atom and bond feature numbers
 	bonds    []dirBond
 	into     [][]int64 // per atom: directed bonds into it
-	treeInto [][]int64 // per atom: tree rows injected into it
-	atomsOf  [][]int64 // per graph: its atoms
+	treeInto [][]int64 // per atom: tree rows injected into it, sorted
+	first    []int     // per graph: its first atom (its atoms run to the next graph's)
 }
 
 // flatten lists the atoms and directed bonds of the graphs in the authors'
-// order (each bond as begin -> end, then end -> begin).
+// order (each bond as begin -> end, then end -> begin). The per-atom and
+// per-bond lists share backing arrays sized up front: collation runs every
+// training step, and growing thousands of small slices was most of its time.
 func flatten(gs []Graph, fa, fb int, inj []injection) graphHost {
-	var h graphHost
+	atoms, bonds := 0, 0
+	for _, gr := range gs {
+		atoms += len(gr.Atoms) / fa
+		bonds += 2 * len(gr.Bonds)
+	}
+	h := graphHost{
+		atomRow: make([][]float32, 0, atoms), atomKey: make([]int64, 0, atoms),
+		bondRow: make([][]float32, 0, bonds), bondKey: make([][2]int64, 0, bonds), bonds: make([]dirBond, 0, bonds),
+		into: make([][]int64, atoms), treeInto: make([][]int64, atoms), first: make([]int, len(gs)+1),
+	}
 	atomRows, bondRows := rowIDs{}, rowIDs{}
-	first := make([]int, len(gs))
+	degree := make([]int, atoms)
 	for g, gr := range gs {
 		base := len(h.atomRow)
-		first[g] = base
-		n := len(gr.Atoms) / fa
-		var atoms []int64
-		for a := range n {
+		h.first[g] = base
+		for a := range len(gr.Atoms) / fa {
 			row := gr.Atoms[a*fa : (a+1)*fa]
 			h.atomRow = append(h.atomRow, row)
 			h.atomKey = append(h.atomKey, atomRows.id(row))
-			h.into = append(h.into, nil)
-			h.treeInto = append(h.treeInto, nil)
-			atoms = append(atoms, int64(base+a))
 		}
-		h.atomsOf = append(h.atomsOf, atoms)
+		for _, bond := range gr.Bonds {
+			degree[base+int(bond[0])]++
+			degree[base+int(bond[1])]++
+		}
+	}
+	h.first[len(gs)] = len(h.atomRow)
+	intoBuf := make([]int64, 0, bonds)
+	for a, d := range degree {
+		h.into[a] = intoBuf[len(intoBuf) : len(intoBuf) : len(intoBuf)+d]
+		intoBuf = intoBuf[:len(intoBuf)+d]
+	}
+	inSize := 0
+	for g, gr := range gs {
+		base := h.first[g]
 		for k, bond := range gr.Bonds {
 			feat := gr.BondFeatures[k*fb : (k+1)*fb]
 			featKey := bondRows.id(feat)
@@ -149,21 +164,28 @@ func flatten(gs []Graph, fa, fb int, inj []injection) graphHost {
 				h.into[dst] = append(h.into[dst], int64(len(h.bonds)))
 				h.bonds = append(h.bonds, dirBond{src: src, dst: dst})
 				h.bondRow = append(h.bondRow, feat)
-				h.bondKey = append(h.bondKey, []int64{h.atomKey[src], featKey})
+				h.bondKey = append(h.bondKey, [2]int64{h.atomKey[src], featKey})
+				inSize += degree[src] - 1
 			}
 		}
 	}
+	inBuf := make([]int64, 0, inSize)
 	for d := range h.bonds {
 		b := &h.bonds[d]
+		start := len(inBuf)
 		for _, d2 := range h.into[b.src] {
 			if h.bonds[d2].src != b.dst {
-				b.in = append(b.in, d2)
+				inBuf = append(inBuf, d2)
 			}
 		}
+		b.in = inBuf[start:len(inBuf):len(inBuf)]
 	}
 	for _, j := range inj {
-		a := first[j.g] + j.atom
+		a := h.first[j.g] + j.atom
 		h.treeInto[a] = append(h.treeInto[a], j.msg)
+	}
+	for _, t := range h.treeInto {
+		slices.Sort(t)
 	}
 	return h
 }
@@ -175,11 +197,11 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 	gi := graphInput{graphs: len(gs)}
 
 	// level 0: the inputs
-	in0 := newInterner()
+	in0 := newInterner(len(h.bonds))
 	var inputs []float32
 	key := make([]int64, len(h.bonds))
 	for d := range h.bonds {
-		id, fresh := in0.id(h.bondKey[d])
+		id, fresh := in0.id(h.bondKey[d][:])
 		if fresh {
 			inputs = append(inputs, h.atomRow[h.bonds[d].src]...)
 			inputs = append(inputs, h.bondRow[d]...)
@@ -190,18 +212,19 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 	gi.rows = inputs
 	base := slices.Clone(key)
 
+	var prev []int64 // scratch
 	for range depth - 1 {
-		lv := newInterner()
+		lv := newInterner(len(h.bonds))
 		next := make([]int64, len(h.bonds))
 		var baseOf, prevFrom, prevTo, treeFrom, treeTo []int64
 		for d, b := range h.bonds {
-			prev := make([]int64, len(b.in))
-			for i, d2 := range b.in {
-				prev[i] = key[d2]
+			prev = prev[:0]
+			for _, d2 := range b.in {
+				prev = append(prev, key[d2])
 			}
-			prev = sorted(prev)
-			tree := sorted(h.treeInto[b.src])
-			id, fresh := lv.id([]int64{base[d]}, prev, tree)
+			slices.Sort(prev)
+			tree := h.treeInto[b.src]
+			id, fresh := lv.id(base[d:d+1], prev, tree)
 			if fresh {
 				baseOf = append(baseOf, base[d])
 				for _, p := range prev {
@@ -219,19 +242,20 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 		key = next
 	}
 
-	ia := newInterner()
+	ia := newInterner(len(h.atomRow))
 	var atoms []float32
 	var kind []int64
 	kinds := map[int64]int64{} // atom feature row number -> row of atoms
 	var inFrom, inTo, treeFrom, treeTo []int64
 	atomID := make([]int64, len(h.atomRow))
+	var msgs []int64 // scratch
 	for a := range h.atomRow {
-		msgs := make([]int64, len(h.into[a]))
-		for i, d := range h.into[a] {
-			msgs[i] = key[d]
+		msgs = msgs[:0]
+		for _, d := range h.into[a] {
+			msgs = append(msgs, key[d])
 		}
-		msgs = sorted(msgs)
-		tree := sorted(h.treeInto[a])
+		slices.Sort(msgs)
+		tree := h.treeInto[a]
 		id, fresh := ia.id(h.atomKey[a:a+1], msgs, tree)
 		if fresh {
 			k, seen := kinds[h.atomKey[a]]
@@ -256,11 +280,11 @@ func collateGraphs(bd *builder, gs []Graph, fa, fb, depth int, inj []injection) 
 	gi.atomTree = bd.agg(treeFrom, treeTo, n)
 	var of, graph []int64
 	sizes := make([]float32, len(gs))
-	for g, as := range h.atomsOf {
-		for _, a := range as {
+	for g := range gs {
+		for a := h.first[g]; a < h.first[g+1]; a++ {
 			of, graph = append(of, atomID[a]), append(graph, int64(g))
 		}
-		sizes[g] = float32(len(as))
+		sizes[g] = float32(h.first[g+1] - h.first[g])
 	}
 	gi.graphOf = bd.agg(of, graph, len(gs))
 	gi.size = bd.floats(sizes, int64(len(gs)), 1)

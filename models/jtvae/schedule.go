@@ -95,7 +95,7 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return lv[a] - lv[b] })
 	s := schedule{rows: make([]int64, len(msgs)), iterations: 1}
-	keys := newInterner()
+	keys := newInterner(len(msgs))
 	var distinct []int // representative message of each row (row = index+1)
 	var wid []int64
 	for _, id := range order {
@@ -103,7 +103,8 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 		for i, j := range msgs[id].in {
 			in[i] = s.rows[j]
 		}
-		k, fresh := keys.id([]int64{msgs[id].wid}, sorted(in))
+		slices.Sort(in)
+		k, fresh := keys.id([]int64{msgs[id].wid}, in)
 		if fresh {
 			distinct = append(distinct, id)
 			wid = append(wid, msgs[id].wid)

@@ -8,7 +8,8 @@ class JTNNVAE, with the compatibility switches their Lightning class JTVAE
 sets), with Debian's python3-torch and python3-rdkit:
 
     /usr/bin/python3 testdata/jtvae/make_fixture.py CHECKOUT [--out DIR]
-    /usr/bin/python3 testdata/jtvae/make_fixture.py CHECKOUT --bench N
+    /usr/bin/python3 testdata/jtvae/make_fixture.py CHECKOUT --bench N [--bench-file F]
+    /usr/bin/python3 testdata/jtvae/make_fixture.py CHECKOUT --write-bench N
 
 CHECKOUT is the path of their repository (the directory holding
 weighted_retraining/). Writes into DIR (default: this script's directory):
@@ -29,8 +30,15 @@ weighted_retraining/). Writes into DIR (default: this script's directory):
   bench32.npz    featurised inputs of 32 molecules for the Go benchmark.
 
 --bench N times N training steps (forward + backward + Adam) of the
-full-size network on the 32 molecules of bench32.npz and prints
-ref_step_ms per step and the split; run it with OPENBLAS_NUM_THREADS=1.
+full-size network on the molecules of bench32.npz (--bench-file: another
+file of this directory, e.g. bench128.npz) and prints ref_step_ms per step
+and the split, and ref_step_cpu_ms (the process's CPU time a step, steadier
+than wall time beside other jobs); run it with OPENBLAS_NUM_THREADS=1.
+Their batching (tensorize) is outside the timed step.
+
+--write-bench N writes benchN.npz alone: N distinct molecules (the first 32
+are bench32.npz's), the batch of a T-LBO retraining step (128) without the
+repeats that models/jtvae's schedule would merge.
 """
 
 import argparse
@@ -370,25 +378,31 @@ def make(args, jtnn, vocab):
                         shapes=np.array([list(v.shape) + [0] * (2 - v.dim()) for v in full.state_dict().values()], dtype=np.int64))
     print("parameters", sum(p.numel() for p in full.parameters()), "tensors", len(names))
 
-    bench = molecules(jtnn, vocab, 32, skip=100)
-    bx = featurise(jtnn, bench, vocab)
-    np.savez_compressed(os.path.join(args.out, "bench32.npz"), **bx)
+    write_bench(args, jtnn, vocab, 32)
     for k in ("compat_word", "compat_topo", "compat_assm", "compat_kl", "orig_word", "orig_assm"):
         print(k, fx[k])
+
+
+def write_bench(args, jtnn, vocab, n):
+    """benchN.npz: n distinct test-split molecules from the 101st on."""
+    bx = featurise(jtnn, molecules(jtnn, vocab, n, skip=100), vocab)
+    np.savez_compressed(os.path.join(args.out, f"bench{n}.npz"), **bx)
 
 
 def bench(args, jtnn, vocab):
     import torch
 
     torch.set_num_threads(1)
-    bx = np.load(os.path.join(args.out, "bench32.npz"))
+    bx = np.load(os.path.join(args.out, args.bench_file))
     trees = [tensorize_tree(jtnn, str(s)) for s in bx["smiles"]]
     m = build(jtnn, vocab, 450, 56, 20, 3, seed=1)
     opt = torch.optim.Adam(m.parameters(), lr=1e-3)
     split = {"tree_encoder": [], "graph_encoder": [], "decoder": [], "assembly": [], "backward_adam": [], "step": []}
+    cpu = []
     for it in range(args.bench):
         batch_trees = copy.deepcopy(trees)
         x_batch, jtenc, mpn_h, jtmpn_h = jtnn.datautils.tensorize(batch_trees, vocab, assm=True)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         opt.zero_grad()
         tv, tm = m.jtnn(*jtenc)
@@ -406,12 +420,14 @@ def bench(args, jtnn, vocab):
         torch.nn.utils.clip_grad_norm_(m.parameters(), 20.0)
         opt.step()
         t5 = time.perf_counter()
+        cpu.append((time.process_time() - c0) * 1e3)
         for k, v in zip(split, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0)):
             split[k].append(v * 1e3)
         print(f"step {it}: " + " ".join(f"{k}={v[-1]:.0f}ms" for k, v in split.items()), flush=True)
     med = {k: float(np.median(v)) for k, v in split.items()}
     print("ref split ms: " + " ".join(f"{k}={v:.0f}" for k, v in med.items()))
     print(f"ref_step_ms {med['step']:.1f}")
+    print(f"ref_step_cpu_ms {float(np.median(cpu)):.1f}")
 
 
 def main():
@@ -419,6 +435,8 @@ def main():
     p.add_argument("checkout", help="path of a weighted-retraining checkout at commit " + COMMIT)
     p.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     p.add_argument("--bench", type=int, default=0, help="time N training steps instead of writing fixtures")
+    p.add_argument("--bench-file", default="bench32.npz", help="the molecules --bench trains on (in --out)")
+    p.add_argument("--write-bench", type=int, default=0, help="write benchN.npz of N distinct molecules alone")
     args = p.parse_args()
     from rdkit import RDLogger
 
@@ -428,6 +446,8 @@ def main():
         vocab = jtnn.Vocab([l.strip() for l in f if l.strip()])
     if args.bench:
         bench(args, jtnn, vocab)
+    elif args.write_bench:
+        write_bench(args, jtnn, vocab, args.write_bench)
     else:
         make(args, jtnn, vocab)
 
