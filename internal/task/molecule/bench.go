@@ -16,8 +16,9 @@ type JTVAEStepOptions struct {
 	Vocab Vocab
 	// Hidden is the hidden size (0: the authors' 450).
 	Hidden int
-	// Batch is the mini-batch size (0: 32): the built-in 32 ZINC molecules,
-	// repeated in order where the batch is larger.
+	// Batch is the mini-batch size (0: 32): the first Batch of 128 built-in
+	// ZINC molecules (bench128.npz's, whose first 32 are bench32.npz's),
+	// repeated in order where the batch is larger than 128.
 	Batch int
 	Steps int // timed steps (after 2 warm-up steps)
 	Seed  uint64
@@ -79,14 +80,21 @@ func JTVAEStep(opts JTVAEStepOptions) ([]jtvae.StepTimes, error) {
 	return times, err
 }
 
-// jtvaeBatch featurises the built-in molecules over vocab into a batch of n.
+// benchSmiles returns the first n of the 128 built-in molecules (n <= 128).
+func benchSmiles(n int) []string {
+	return append(SampleSmiles(), benchMoreSmiles...)[:n]
+}
+
+// jtvaeBatch featurises the first n of the 128 built-in molecules over vocab
+// into a batch (repeated in order beyond 128).
 func jtvaeBatch(vocab Vocab, n int) ([]jtvae.Example, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("batch must be at least 1, got %d", n)
 	}
 	f := NewFeaturiser(vocab)
 	var base []jtvae.Example
-	for _, s := range SampleSmiles() {
+	smiles := benchSmiles(min(n, len(sampleSmiles)+len(benchMoreSmiles)))
+	for _, s := range smiles {
 		ex, err := f.Featurise(s)
 		if err != nil {
 			return nil, err

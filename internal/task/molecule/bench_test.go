@@ -3,6 +3,7 @@ package molecule
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -99,5 +100,22 @@ func TestMedianSplit(t *testing.T) {
 	parts, total := MedianSplit(steps)
 	if parts.Tree != 2 || parts.Backward != 3 || total != 5 {
 		t.Errorf("median split %+v total %g, want tree 2, backward 3, total 5", parts, total)
+	}
+}
+
+// TestBenchSmilesDistinct: the bench's batches up to 128 hold distinct
+// molecules (a batch of repeats is merged by the step's schedule), the
+// first 32 those of bench32.npz that --synthetic-data uses.
+func TestBenchSmilesDistinct(t *testing.T) {
+	all := benchSmiles(128)
+	seen := map[string]bool{}
+	for i, s := range all {
+		if seen[s] {
+			t.Errorf("molecule %d (%s) repeats an earlier one", i, s)
+		}
+		seen[s] = true
+	}
+	if !slices.Equal(all[:32], SampleSmiles()) {
+		t.Error("the first 32 are not SampleSmiles")
 	}
 }
