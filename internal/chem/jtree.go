@@ -346,13 +346,41 @@ func sanitizedSmiles(m *Mol) (string, bool) {
 // resanitized is the rest of sanitize after the first write: the kekulé
 // SMILES s parsed, kekulized and written again.
 func resanitized(s string) (string, bool) {
-	k, err := KekulizedSmiles(s)
+	out, ok, _, _ := resanitize(s, false)
+	return out, ok
+}
+
+// resanitize is resanitized keeping, with keep, the molecule parsed from s
+// (sanitised, not kekulized) for the caller to close: nil unless ok. It
+// fails only where RDKit fails to copy a molecule.
+func resanitize(s string, keep bool) (out string, ok bool, parsed *Mol, err error) {
+	p, err := Smiles(s)
 	if err != nil {
-		return "", false
+		return "", false, nil, nil
+	}
+	k := p
+	if keep {
+		if k, err = p.Copy(); err != nil {
+			p.Close()
+			return "", false, nil, err
+		}
+		defer func() {
+			if !ok {
+				p.Close()
+			}
+		}()
 	}
 	defer k.Close()
-	out, err := k.SmilesWith(KekuleSmiles)
-	return out, err == nil
+	if k.Kekulize(false) != nil {
+		return "", false, nil, nil
+	}
+	if out, err = k.SmilesWith(KekuleSmiles); err != nil {
+		return "", false, nil, nil
+	}
+	if keep {
+		parsed = p
+	}
+	return out, true, parsed, nil
 }
 
 // makeNodes is the rest of MolTree.__init__: cluster molecules, neighbours,
