@@ -309,28 +309,41 @@ func minOnPath(adj [][]int, weights map[edgeKey]int, a, b, from int) (int, bool)
 	return 0, false
 }
 
-// cliqueMol is chemutils.get_clique_mol followed by get_smiles: the kekulé
-// SMILES of the fragment made of atoms, re-read and sanitised.
+// cliqueSmiles is chemutils.get_clique_mol followed by get_smiles: the
+// kekulé SMILES of the fragment made of atoms, re-read and sanitised.
 func cliqueSmiles(m *Mol, atoms []int) (string, error) {
 	frag, err := m.FragmentSmiles(atoms, KekuleSmiles)
 	if err != nil {
 		return "", err
 	}
+	a, ok := fragmentAnswers.get(frag)
+	if !ok {
+		if a, err = fragmentSmiles(frag); err != nil {
+			return "", err
+		}
+		fragmentAnswers.put(frag, a)
+	}
+	if !a.ok {
+		return "", fmt.Errorf("cluster %v (%s) does not sanitise", atoms, frag)
+	}
+	return a.smiles, nil
+}
+
+// fragmentSmiles is the rest of cliqueSmiles after the fragment's SMILES:
+// it re-read, copied for editing and sanitised.
+func fragmentSmiles(frag string) (sanitized, error) {
 	raw, err := FromSmiles(frag, false)
 	if err != nil {
-		return "", err
+		return sanitized{}, err
 	}
 	defer raw.Close()
 	edit, err := raw.CopyEdit()
 	if err != nil {
-		return "", err
+		return sanitized{}, err
 	}
 	defer edit.Close()
 	s, ok := sanitizedSmiles(edit)
-	if !ok {
-		return "", fmt.Errorf("cluster %v (%s) does not sanitise", atoms, frag)
-	}
-	return s, nil
+	return sanitized{s, ok}, nil
 }
 
 // sanitizedSmiles is chemutils.sanitize followed by get_smiles: the kekulé SMILES
@@ -464,7 +477,7 @@ func (t *Tree) recoverNode(n *Node) error {
 	clique = pySetOrder(clique)
 	s, err := cliqueSmiles(t.Mol, clique)
 	if err == nil {
-		n.Label, err = Canonical(s)
+		n.Label, err = canonicalLabel(s)
 	}
 	for _, a := range clique {
 		if e := t.Mol.SetAtomMap(a, 0); e != nil && err == nil {
@@ -472,6 +485,18 @@ func (t *Tree) recoverNode(n *Node) error {
 		}
 	}
 	return err
+}
+
+// canonicalLabel is Canonical(s), from labelAnswers when they hold it.
+func canonicalLabel(s string) (string, error) {
+	if c, ok := labelAnswers.get(s); ok {
+		return c, nil
+	}
+	c, err := Canonical(s)
+	if err == nil {
+		labelAnswers.put(s, c)
+	}
+	return c, err
 }
 
 // Canonical is MolToSmiles(MolFromSmiles(s)): RDKit's canonical, aromatic

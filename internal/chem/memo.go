@@ -325,3 +325,48 @@ func appendNode(b []byte, n *Node, labels map[int]int) []byte {
 	}
 	return append(b, ']')
 }
+
+// fragmentAnswers and labelAnswers remember, for the process, what
+// decomposition and recovery make of a SMILES string with RDKit alone (the
+// same string, the same answer): the sanitised kekulé SMILES of a cluster's
+// fragment (cliqueSmiles after its first write) and the canonical SMILES of
+// a recovered label. Clusters, and so their fragments, repeat across
+// molecules; labels less so.
+var (
+	fragmentAnswers = newSmilesMemo[sanitized]()
+	labelAnswers    = newSmilesMemo[string]()
+)
+
+// maxSmilesMemo bounds a smilesMemo's answers (about 200 bytes each).
+const maxSmilesMemo = 50000
+
+// smilesMemo is a bounded map of answers by SMILES string, safe for
+// concurrent use; it forgets everything once full.
+type smilesMemo[T any] struct {
+	mu sync.Mutex
+	m  map[string]T
+}
+
+func newSmilesMemo[T any]() *smilesMemo[T] { return &smilesMemo[T]{m: map[string]T{}} }
+
+func (c *smilesMemo[T]) get(key string) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+func (c *smilesMemo[T]) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+}
+
+func (c *smilesMemo[T]) put(key string, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxSmilesMemo {
+		clear(c.m)
+	}
+	c.m[key] = v
+}
