@@ -106,12 +106,9 @@ func enumAttach(ctr *Node, nei *Node, amap []AtomPair, singletons []int) []([]At
 }
 
 // localAttach is chemutils.local_attach: the centre with its neighbours
-// attached by amap (an unsanitised molecule).
-func localAttach(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (*Mol, error) {
-	m, err := ctr.Mol.CopyEdit()
-	if err != nil {
-		return nil, err
-	}
+// attached by amap (an unsanitised molecule), as a graph.
+func localAttach(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (*molGraph, error) {
+	g := editGraph(ctr)
 	maps := map[int]map[int]int{}
 	for _, n := range prev {
 		maps[n.ID] = map[int]int{}
@@ -122,21 +119,19 @@ func localAttach(ctr *Node, neighbors, prev []*Node, amap []AtomPair) (*Mol, err
 	for _, p := range amap {
 		mp, ok := maps[p.Nei]
 		if !ok {
-			m.Close()
 			return nil, fmt.Errorf("atom map names node %d, which is not a neighbour", p.Nei)
 		}
 		mp[p.NeiAtom] = p.CtrAtom
 	}
-	if err := attachMols(m, neighbors, prev, maps); err != nil {
-		m.Close()
+	if err := attachMols(g, neighbors, prev, maps); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return g, nil
 }
 
 // attachMols is chemutils.attach_mols: adds the neighbours' missing atoms and
 // bonds to m; a bond of a previous (father) node replaces the one in m.
-func attachMols(m *Mol, neighbors, prev []*Node, maps map[int]map[int]int) error {
+func attachMols(m molEditor, neighbors, prev []*Node, maps map[int]map[int]int) error {
 	all := append(slices.Clone(prev), neighbors...)
 	for k, nei := range all {
 		amap := maps[nei.ID]
@@ -215,17 +210,17 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 			singletons = append(singletons, n.ID)
 		}
 	}
-	var all [][]AtomPair
+	var all []attachment
 	var first []Candidate
-	var search func(cur []AtomPair, depth int) error
-	search = func(cur []AtomPair, depth int) error {
+	var search func(cur attachment, depth int) error
+	search = func(cur attachment, depth int) error {
 		if len(all) > MaxCandidates || first != nil {
 			return nil
 		}
 		if depth == len(neighbors) {
 			all = append(all, cur)
 			if o.First {
-				c, err := finishCandidates(ctx, o.Memo, aroma, node, neighbors, prev, [][]AtomPair{cur})
+				c, err := finishCandidates(ctx, o.Memo, aroma, node, neighbors, prev, []attachment{cur})
 				if len(c) > 0 {
 					first = c
 				}
@@ -233,36 +228,36 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 			}
 			return nil
 		}
-		seen := map[string]bool{}
-		var next [][]AtomPair
-		for _, amap := range enumAttach(node, neighbors[depth], cur, singletons) {
+		d := depthSearch{memo: o.Memo, aroma: aroma, node: node, neighbors: neighbors[:depth+1], prev: prev,
+			last: depth == len(neighbors)-1, seen: map[string]bool{}, firsts: map[string]bool{}}
+		var next []attachment
+		for _, amap := range enumAttach(node, neighbors[depth], cur.amap, singletons) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			s, ok, err := sanitizedAttach(o.Memo, node, neighbors[:depth+1], prev, amap)
+			a, ok, err := d.keep(amap)
 			if err != nil {
 				return err
 			}
-			if !ok || seen[s] {
+			if !ok {
 				continue
 			}
-			seen[s] = true
 			if o.First { // depth first at once: the siblings left are needed only if this one fails
-				if err := search(amap, depth+1); err != nil || first != nil {
+				if err := search(a, depth+1); err != nil || first != nil {
 					return err
 				}
 				continue
 			}
-			next = append(next, amap)
+			next = append(next, a)
 		}
-		for _, amap := range next {
-			if err := search(amap, depth+1); err != nil {
+		for _, a := range next {
+			if err := search(a, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := search(prevAmap, 0); err != nil {
+	if err := search(attachment{amap: prevAmap}, 0); err != nil {
 		return nil, err
 	}
 	if o.First {
@@ -271,23 +266,96 @@ func (o EnumOptions) EnumAssemble(node *Node, neighbors, prev []*Node, prevAmap 
 	return finishCandidates(ctx, o.Memo, aroma, node, neighbors, prev, all)
 }
 
+// attachment is one the search keeps: its atom map and, where the search
+// finished it already (done), what finishing it made or the error it met.
+type attachment struct {
+	amap []AtomPair
+	done bool
+	fin  finished
+	err  error
+}
+
+// depthSearch is what the search's loop over the attachments of one
+// neighbour (the last of neighbors) knows: the SMILES of those kept so far
+// (seen, sanitize's) and of those written so far (firsts, the first write
+// of local_attach's molecule).
+type depthSearch struct {
+	memo            *AttachMemo
+	aroma           *AromaRings
+	node            *Node
+	neighbors, prev []*Node
+	last            bool // the last neighbour: a kept attachment is complete
+	seen, firsts    map[string]bool
+}
+
+// keep reports whether the search keeps amap: whether its molecule
+// sanitises to a SMILES not kept before at this depth. Without a memo, an
+// attachment whose first SMILES was written before makes the same molecule
+// and so is not kept again without parsing it, and a complete one is
+// finished from the molecule parsed here, which is the one finishing parses
+// (the first write is canonical kekulé SMILES of a molecule with no aromatic
+// bond: the same string as finishing's canonical SMILES of it).
+func (d depthSearch) keep(amap []AtomPair) (attachment, bool, error) {
+	a := attachment{amap: amap}
+	g, err := localAttach(d.node, d.neighbors, d.prev, amap)
+	if err != nil {
+		return a, false, err
+	}
+	if d.memo != nil {
+		s, ok, err := sanitizedAttach(d.memo, d.node, d.neighbors, d.prev, amap, g)
+		if err != nil || !ok || d.seen[s] {
+			return a, false, err
+		}
+		d.seen[s] = true
+		return a, true, nil
+	}
+	if g.overValent() {
+		return a, false, nil
+	}
+	m, err := g.Build()
+	if err != nil {
+		return a, false, err
+	}
+	first, err := m.SmilesWith(KekuleSmiles)
+	m.Close()
+	if err != nil || d.firsts[first] {
+		return a, false, nil
+	}
+	d.firsts[first] = true
+	s, ok, parsed, err := resanitize(first, d.last)
+	if err != nil || !ok || d.seen[s] {
+		parsed.Close()
+		return a, false, err
+	}
+	d.seen[s] = true
+	if d.last {
+		a.fin, a.err = finishMol(d.aroma, parsed, d.node, d.neighbors)
+		a.done = true
+		parsed.Close()
+	}
+	return a, true, nil
+}
+
 // finishCandidates writes each complete attachment as canonical SMILES, drops
 // repeats and those failing check_singleton, and scores check_aroma (each
 // attachment's answer from memo when it holds it; memo may be nil).
-func finishCandidates(ctx context.Context, memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, all [][]AtomPair) ([]Candidate, error) {
+func finishCandidates(ctx context.Context, memo *AttachMemo, aroma *AromaRings, node *Node, neighbors, prev []*Node, all []attachment) ([]Candidate, error) {
 	seen := map[string]bool{}
 	var out []Candidate
-	for _, amap := range all {
+	for _, a := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, err := finishedAttach(memo, aroma, node, neighbors, prev, amap)
+		f, err := a.fin, a.err
+		if !a.done {
+			f, err = finishedAttach(memo, aroma, node, neighbors, prev, a.amap)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if f.valid && !seen[f.smiles] {
 			seen[f.smiles] = true
-			out = append(out, Candidate{Smiles: f.smiles, Amap: amap, Aroma: f.aroma})
+			out = append(out, Candidate{Smiles: f.smiles, Amap: a.amap, Aroma: f.aroma})
 		}
 	}
 	return out, nil
@@ -305,7 +373,11 @@ type finished struct {
 // attachedSmiles is the SMILES of local_attach's molecule, which
 // enum_assemble parses into the candidate.
 func attachedSmiles(node *Node, neighbors, prev []*Node, amap []AtomPair) (string, error) {
-	m, err := localAttach(node, neighbors, prev, amap)
+	g, err := localAttach(node, neighbors, prev, amap)
+	if err != nil {
+		return "", err
+	}
+	m, err := g.Build()
 	if err != nil {
 		return "", err
 	}
@@ -322,6 +394,12 @@ func finishSmiles(aroma *AromaRings, s string, node *Node, neighbors []*Node) (f
 		return finished{}, err
 	}
 	defer cm.Close()
+	return finishMol(aroma, cm, node, neighbors)
+}
+
+// finishMol finishes a complete attachment from the candidate parsed from
+// its SMILES (cm, sanitised, not kekulized).
+func finishMol(aroma *AromaRings, cm *Mol, node *Node, neighbors []*Node) (finished, error) {
 	smiles, err := cm.SmilesWith(DefaultSmiles)
 	if err != nil {
 		return finished{}, err

@@ -309,28 +309,41 @@ func minOnPath(adj [][]int, weights map[edgeKey]int, a, b, from int) (int, bool)
 	return 0, false
 }
 
-// cliqueMol is chemutils.get_clique_mol followed by get_smiles: the kekulé
-// SMILES of the fragment made of atoms, re-read and sanitised.
+// cliqueSmiles is chemutils.get_clique_mol followed by get_smiles: the
+// kekulé SMILES of the fragment made of atoms, re-read and sanitised.
 func cliqueSmiles(m *Mol, atoms []int) (string, error) {
 	frag, err := m.FragmentSmiles(atoms, KekuleSmiles)
 	if err != nil {
 		return "", err
 	}
+	a, ok := fragmentAnswers.get(frag)
+	if !ok {
+		if a, err = fragmentSmiles(frag); err != nil {
+			return "", err
+		}
+		fragmentAnswers.put(frag, a)
+	}
+	if !a.ok {
+		return "", fmt.Errorf("cluster %v (%s) does not sanitise", atoms, frag)
+	}
+	return a.smiles, nil
+}
+
+// fragmentSmiles is the rest of cliqueSmiles after the fragment's SMILES:
+// it re-read, copied for editing and sanitised.
+func fragmentSmiles(frag string) (sanitized, error) {
 	raw, err := FromSmiles(frag, false)
 	if err != nil {
-		return "", err
+		return sanitized{}, err
 	}
 	defer raw.Close()
 	edit, err := raw.CopyEdit()
 	if err != nil {
-		return "", err
+		return sanitized{}, err
 	}
 	defer edit.Close()
 	s, ok := sanitizedSmiles(edit)
-	if !ok {
-		return "", fmt.Errorf("cluster %v (%s) does not sanitise", atoms, frag)
-	}
-	return s, nil
+	return sanitized{s, ok}, nil
 }
 
 // sanitizedSmiles is chemutils.sanitize followed by get_smiles: the kekulé SMILES
@@ -346,13 +359,41 @@ func sanitizedSmiles(m *Mol) (string, bool) {
 // resanitized is the rest of sanitize after the first write: the kekulé
 // SMILES s parsed, kekulized and written again.
 func resanitized(s string) (string, bool) {
-	k, err := KekulizedSmiles(s)
+	out, ok, _, _ := resanitize(s, false)
+	return out, ok
+}
+
+// resanitize is resanitized keeping, with keep, the molecule parsed from s
+// (sanitised, not kekulized) for the caller to close: nil unless ok. It
+// fails only where RDKit fails to copy a molecule.
+func resanitize(s string, keep bool) (out string, ok bool, parsed *Mol, err error) {
+	p, err := Smiles(s)
 	if err != nil {
-		return "", false
+		return "", false, nil, nil
+	}
+	k := p
+	if keep {
+		if k, err = p.Copy(); err != nil {
+			p.Close()
+			return "", false, nil, err
+		}
+		defer func() {
+			if !ok {
+				p.Close()
+			}
+		}()
 	}
 	defer k.Close()
-	out, err := k.SmilesWith(KekuleSmiles)
-	return out, err == nil
+	if k.Kekulize(false) != nil {
+		return "", false, nil, nil
+	}
+	if out, err = k.SmilesWith(KekuleSmiles); err != nil {
+		return "", false, nil, nil
+	}
+	if keep {
+		parsed = p
+	}
+	return out, true, parsed, nil
 }
 
 // makeNodes is the rest of MolTree.__init__: cluster molecules, neighbours,
@@ -436,7 +477,7 @@ func (t *Tree) recoverNode(n *Node) error {
 	clique = pySetOrder(clique)
 	s, err := cliqueSmiles(t.Mol, clique)
 	if err == nil {
-		n.Label, err = Canonical(s)
+		n.Label, err = canonicalLabel(s)
 	}
 	for _, a := range clique {
 		if e := t.Mol.SetAtomMap(a, 0); e != nil && err == nil {
@@ -444,6 +485,18 @@ func (t *Tree) recoverNode(n *Node) error {
 		}
 	}
 	return err
+}
+
+// canonicalLabel is Canonical(s), from labelAnswers when they hold it.
+func canonicalLabel(s string) (string, error) {
+	if c, ok := labelAnswers.get(s); ok {
+		return c, nil
+	}
+	c, err := Canonical(s)
+	if err == nil {
+		labelAnswers.put(s, c)
+	}
+	return c, err
 }
 
 // Canonical is MolToSmiles(MolFromSmiles(s)): RDKit's canonical, aromatic

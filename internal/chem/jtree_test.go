@@ -25,7 +25,7 @@ type treeRecord struct {
 	} `json:"nodes"`
 }
 
-func readTreeFixtures(t *testing.T, name string) []treeRecord {
+func readTreeFixtures(t testing.TB, name string) []treeRecord {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "chem", name))
 	if err != nil {

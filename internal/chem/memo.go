@@ -118,38 +118,33 @@ func memoPut[T any](a *AttachMemo, m map[string]T, v T, keys []string) {
 }
 
 // sanitizedAttach is sanitize(local_attach(ctr, neighbors, prev, amap)) as
-// the search of enum_assemble uses it: whether the attachment sanitises,
-// and a SMILES that tells distinct attachments apart (the search keeps the
-// first of each). With a memo (which may be nil) the atom maps are
-// numbered 1, 2, ... in order of appearance (mapLabels) before the
-// molecule is written, so that the same clusters attached the same way
-// under other node IDs (another place in the tree, another molecule) are
-// one answer; numbering the maps one to one changes neither whether two
-// attachments are the same molecule nor whether one sanitises.
-func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap []AtomPair) (string, bool, error) {
-	var labels map[int]int
-	var key string
-	keyed := false
-	if memo != nil {
-		labels = mapLabels(ctr, neighbors, prev)
-		var k string
-		k, keyed = attachKey(ctr, neighbors, prev, amap, labels)
-		key = "a" + k
-		memo.mu.Lock()
-		memo.requests++
-		memo.mu.Unlock()
-		if keyed {
-			if s, ok := memo.get(key, &memo.hits); ok {
-				return s.smiles, s.ok, nil
-			}
+// the search of enum_assemble uses it with a memo: whether the attachment
+// sanitises, and a SMILES that tells distinct attachments apart (the search
+// keeps the first of each); g is local_attach's molecule, which it
+// relabels. The atom maps are numbered 1, 2, ... in order of appearance
+// (mapLabels) before the molecule is written, so that the same clusters
+// attached the same way under other node IDs (another place in the tree,
+// another molecule) are one answer; numbering the maps one to one changes
+// neither whether two attachments are the same molecule nor whether one
+// sanitises.
+func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap []AtomPair, g *molGraph) (string, bool, error) {
+	labels := mapLabels(ctr, neighbors, prev)
+	k, keyed := attachKey(ctr, neighbors, prev, amap, labels)
+	key := "a" + k
+	memo.mu.Lock()
+	memo.requests++
+	memo.mu.Unlock()
+	if g.overValent() {
+		return "", false, nil
+	}
+	if keyed {
+		if s, ok := memo.get(key, &memo.hits); ok {
+			return s.smiles, s.ok, nil
 		}
 	}
-	m, err := localAttach(ctr, neighbors, prev, amap)
+	g.relabel(labels)
+	m, err := g.Build()
 	if err != nil {
-		return "", false, err
-	}
-	if err := relabelMaps(m, labels); err != nil {
-		m.Close()
 		return "", false, err
 	}
 	first, err := m.SmilesWith(KekuleSmiles)
@@ -157,22 +152,18 @@ func sanitizedAttach(memo *AttachMemo, ctr *Node, neighbors, prev []*Node, amap 
 	if err != nil {
 		return "", false, nil
 	}
-	if memo != nil {
-		if s, ok := memo.get("s"+first, &memo.smilesHits); ok {
-			if keyed {
-				memo.put(s, key)
-			}
-			return s.smiles, s.ok, nil
+	if s, ok := memo.get("s"+first, &memo.smilesHits); ok {
+		if keyed {
+			memo.put(s, key)
 		}
+		return s.smiles, s.ok, nil
 	}
 	s, ok := resanitized(first)
-	if memo != nil {
-		keys := []string{"s" + first}
-		if keyed {
-			keys = append(keys, key)
-		}
-		memo.put(sanitized{s, ok}, keys...)
+	keys := []string{"s" + first}
+	if keyed {
+		keys = append(keys, key)
 	}
+	memo.put(sanitized{s, ok}, keys...)
 	return s, ok, nil
 }
 
@@ -198,25 +189,6 @@ func label(labels map[int]int, v int) int {
 		return v
 	}
 	return labels[v]
-}
-
-// relabelMaps numbers m's atom maps by labels (nil: as they are).
-func relabelMaps(m *Mol, labels map[int]int) error {
-	if labels == nil {
-		return nil
-	}
-	atoms, err := m.Atoms()
-	if err != nil {
-		return err
-	}
-	for i, a := range atoms {
-		if v := label(labels, a.MapNum); v != a.MapNum {
-			if err := m.SetAtomMap(i, v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // finishedAttach is one complete attachment finished (attachedSmiles, then
@@ -352,4 +324,49 @@ func appendNode(b []byte, n *Node, labels map[int]int) []byte {
 		b = append(b, ';')
 	}
 	return append(b, ']')
+}
+
+// fragmentAnswers and labelAnswers remember, for the process, what
+// decomposition and recovery make of a SMILES string with RDKit alone (the
+// same string, the same answer): the sanitised kekulé SMILES of a cluster's
+// fragment (cliqueSmiles after its first write) and the canonical SMILES of
+// a recovered label. Clusters, and so their fragments, repeat across
+// molecules; labels less so.
+var (
+	fragmentAnswers = newSmilesMemo[sanitized]()
+	labelAnswers    = newSmilesMemo[string]()
+)
+
+// maxSmilesMemo bounds a smilesMemo's answers (about 200 bytes each).
+const maxSmilesMemo = 50000
+
+// smilesMemo is a bounded map of answers by SMILES string, safe for
+// concurrent use; it forgets everything once full.
+type smilesMemo[T any] struct {
+	mu sync.Mutex
+	m  map[string]T
+}
+
+func newSmilesMemo[T any]() *smilesMemo[T] { return &smilesMemo[T]{m: map[string]T{}} }
+
+func (c *smilesMemo[T]) get(key string) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+func (c *smilesMemo[T]) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+}
+
+func (c *smilesMemo[T]) put(key string, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxSmilesMemo {
+		clear(c.m)
+	}
+	c.m[key] = v
 }

@@ -3,6 +3,7 @@ package chem
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -133,5 +134,56 @@ func TestAttachMemoTrees(t *testing.T) {
 	t.Logf("%d complete attachments, %d answered by content and %d by SMILES", requests, hits, smilesHits)
 	if hits == 0 || smilesHits == 0 {
 		t.Errorf("%d complete attachments, %d answered by content and %d by SMILES: a path of the memo is not tested", requests, hits, smilesHits)
+	}
+}
+
+// TestSmilesMemos: decomposition and recovery of the tree fixtures'
+// molecules, failures included, are the same with the fragment and label
+// answers forgotten (cold) as with them remembered (warm), and the memos
+// hold answers after.
+func TestSmilesMemos(t *testing.T) {
+	recs := readTreeFixtures(t, "tree_fixtures.json.gz")
+	run := func() []string {
+		var out []string
+		for i := 0; i < len(recs); i += 10 {
+			tr, err := Decompose(recs[i].Smiles)
+			if err == nil {
+				err = tr.Recover()
+			}
+			if err != nil {
+				out = append(out, "error "+err.Error())
+				tr.Close()
+				continue
+			}
+			for _, n := range tr.Nodes {
+				out = append(out, n.Smiles+" "+n.Label)
+			}
+			tr.Close()
+		}
+		return out
+	}
+	forget := func() {
+		for _, c := range []interface{ reset() }{fragmentAnswers, labelAnswers} {
+			c.reset()
+		}
+	}
+	forget()
+	cold := run()
+	if len(fragmentAnswers.m) == 0 || len(labelAnswers.m) == 0 {
+		t.Fatalf("%d fragment and %d label answers held", len(fragmentAnswers.m), len(labelAnswers.m))
+	}
+	warm := run()
+	forget()
+	if !slices.Equal(cold, warm) {
+		t.Error("decompositions with the memos warm differ from cold ones")
+	}
+	errs := 0
+	for _, s := range cold {
+		if strings.HasPrefix(s, "error ") {
+			errs++
+		}
+	}
+	if errs == 0 {
+		t.Error("no molecule failed: the failing path is not tested")
 	}
 }

@@ -196,6 +196,29 @@ int tlbo_chem_copy_edit(const tlbo_mol *m, tlbo_mol **out, char **err) {
   });
 }
 
+int tlbo_chem_from_graph(const int *atoms, int n_atoms, const int *bonds, int n_bonds, tlbo_mol **out, char **err) {
+  return guard(err, [&] {
+    init_logs();
+    if (n_atoms < 0 || n_bonds < 0) return fail(err, "negative atom or bond count");
+    auto m = std::make_unique<RDKit::RWMol>();
+    for (int i = 0; i < n_atoms; ++i) {
+      auto a = std::make_unique<RDKit::Atom>(atoms[3 * i]);
+      a->setFormalCharge(atoms[3 * i + 1]);
+      a->setAtomMapNum(atoms[3 * i + 2]);  // throws for a number outside 0..999, as tlbo_chem_add_atom
+      m->addAtom(a.release(), false, true);
+    }
+    for (int i = 0; i < n_bonds; ++i) {
+      int a = bonds[3 * i], b = bonds[3 * i + 1];
+      check_atom(*m, a);
+      check_atom(*m, b);
+      m->addBond(static_cast<unsigned>(a), static_cast<unsigned>(b),
+                 static_cast<RDKit::Bond::BondType>(bonds[3 * i + 2]));
+    }
+    *out = new tlbo_mol{std::move(m)};
+    return 0;
+  });
+}
+
 int tlbo_chem_to_smiles(const tlbo_mol *m, int isomeric, int kekule, int canonical, char **out, char **err) {
   return guard(err, [&] {
     std::string s = RDKit::MolToSmiles(*m->mol, isomeric != 0, kekule != 0, -1, canonical != 0);

@@ -55,6 +55,12 @@ int tlbo_chem_copy(const tlbo_mol *m, tlbo_mol **out, char **err);
 /* A copy with only element, formal charge, atom map and bond types (no H counts,
  * aromatic flags or stereo), unsanitised: JT-VAE's copy_edit_mol. */
 int tlbo_chem_copy_edit(const tlbo_mol *m, tlbo_mol **out, char **err);
+/* A new unsanitised molecule of n_atoms atoms (atomic number, formal charge and map number
+ * each: 3 ints an atom) and n_bonds bonds (begin atom, end atom and Bond::BondType value:
+ * 3 ints a bond), added in that order: the molecule that tlbo_chem_new, then
+ * tlbo_chem_add_atom and tlbo_chem_add_bond for each make, in one call (and with their
+ * errors: a map number outside 0..999, an atom index out of range, a bond that exists). */
+int tlbo_chem_from_graph(const int *atoms, int n_atoms, const int *bonds, int n_bonds, tlbo_mol **out, char **err);
 int tlbo_chem_to_smiles(const tlbo_mol *m, int isomeric, int kekule, int canonical, char **out, char **err);
 int tlbo_chem_fragment_smiles(const tlbo_mol *m, const int *atoms, int n, int isomeric, int kekule,
                               int canonical, char **out, char **err);
