@@ -471,6 +471,8 @@ func (r *reporter) progress(p bo.Progress) {
 		desc = fmt.Sprintf("retraining model v%d (%d/%d evaluations, best %s)", p.Version, p.Done, p.Budget, fmtBest(p.Best))
 	case bo.StageEncode:
 		desc = fmt.Sprintf("encoding the GP data of model v%d", p.Version)
+	case bo.StageFit:
+		desc = fmt.Sprintf("fitting the GP of model v%d from scratch (%d points)", p.Version, p.Points)
 	case bo.StageReplay:
 		desc = fmt.Sprintf("replaying the GP fits of model v%d's %d journaled queries", p.Version, p.Done)
 	}

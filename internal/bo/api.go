@@ -43,6 +43,9 @@ const (
 	StageEncode  = "encode"
 	StageReplay  = "replay"
 	StageQuery   = "query"
+	// StageFit is reported before a GP fit from scratch (a version's
+	// first), the one that takes long; warm refits are not reported.
+	StageFit = "fit"
 )
 
 // Progress describes where a run stands.
@@ -55,6 +58,8 @@ type Progress struct {
 	Done, Budget int
 	// Version is the current model version.
 	Version int
+	// Points is the GP's training points at StageFit.
+	Points int
 	// Best and BestObject are the best score so far (initial data
 	// included) and its object's key, failed evaluations left out (NaN
 	// and "" while none succeeded).

@@ -24,7 +24,7 @@ func (p *authorsLoop[O]) searchNovel(q *Query) (obj O, valid bool, stop *Stop, e
 			q.Timing.Acq += time.Since(t).Seconds()
 		} else {
 			if fit == nil {
-				f, fitted := r.surrogate.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+				f, fitted := r.nextGP(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
 				fit = &f
 				q.Timing.GPFit, q.GPKept = f.dur.Seconds(), !fitted
 				if fitted {

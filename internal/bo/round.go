@@ -111,7 +111,7 @@ func (b *roundBuilder[O]) newQuery(tries int) Query {
 // the GP conditioned on the round's points so far.
 func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 	r := b.r
-	f, fitted := r.surrogate.next(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
+	f, fitted := r.nextGP(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
 	if f.model == nil && f.nz.Lower == nil {
 		return nil, fmt.Errorf("bo: query %d: GP data: %w", b.start+1, f.err)
 	}

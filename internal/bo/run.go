@@ -182,7 +182,18 @@ func (r *runner[O]) progress(stage string, q *Query) {
 	}
 	b := r.bestSucceeded()
 	r.opts.Progress(Progress{Stage: stage, Query: q, Done: r.evaluated, Budget: r.cfg.Budget,
-		Version: r.version.current, Best: b.score, BestObject: b.object})
+		Version: r.version.current, Best: b.score, BestObject: b.object, Points: len(r.surrogate.x)})
+}
+
+// nextGP is surrogate.next, reporting StageFit first when it will fit
+// from scratch (no earlier fit of the version to start from: a fit of
+// tens of seconds on the paper's GP sizes, which would otherwise show
+// nothing).
+func (r *runner[O]) nextGP(seed uint64) (fitResult, bool) {
+	if r.surrogate.last == nil {
+		r.progress(StageFit, nil)
+	}
+	return r.surrogate.next(seed)
 }
 
 // stopping returns why the run stops (r.halt, set by a Halt of the task
