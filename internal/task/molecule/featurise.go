@@ -157,8 +157,8 @@ func (f *Featuriser) tree(t *chem.Tree) (jtvae.Tree, error) {
 // JTMPN tensorize). Skipping the leaves saves their enumeration (about a
 // tenth of the assembly's time) and changes no example; a molecule whose
 // only failing enumeration is at a leaf now featurises, where a full
-// Assemble failed (no enumeration failed, at a leaf or not, on a random
-// 20,000 of 249k ZINC molecules).
+// Assemble failed (no enumeration failed, at a leaf or not, on the 37,316
+// recovered trees of 39,000 ZINC molecules drawn at random).
 func assembled(n *chem.Node) bool { return !n.IsLeaf }
 
 // assemblyGroups returns the candidate graphs of every node the assembly
