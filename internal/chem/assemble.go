@@ -510,8 +510,18 @@ func AssemblyOrder(ns []*Node) []*Node {
 
 // Assemble sets every node's Cands (MolTreeNode.assemble): the candidates that
 // pass the aromaticity check when any does, else all of them.
-func (t *Tree) Assemble() error {
+func (t *Tree) Assemble() error { return t.AssembleNodes(nil) }
+
+// AssembleNodes sets the Cands of the nodes that keep selects (nil: all) as
+// Assemble does, and leaves the other nodes' Cands as they are. A node's
+// candidates depend only on the node and its neighbours, so they are the
+// same as Assemble's; an enumeration that would fail at a node not
+// selected is not run, and so is no error here.
+func (t *Tree) AssembleNodes(keep func(*Node) bool) error {
 	for _, n := range t.Nodes {
+		if keep != nil && !keep(n) {
+			continue
+		}
 		cands, err := EnumAssemble(n, AssemblyOrder(n.Neighbors), nil, nil)
 		if err != nil {
 			return fmt.Errorf("assemble node %d of %q: %w", n.ID, t.Smiles, err)

@@ -93,7 +93,7 @@ func (f *Featuriser) Featurise(smiles string) (jtvae.Example, error) {
 	if err := t.Recover(); err != nil {
 		return ex, fmt.Errorf("featurise %q: recover: %w", smiles, err)
 	}
-	if err := t.Assemble(); err != nil {
+	if err := t.AssembleNodes(assembled); err != nil {
 		return ex, fmt.Errorf("featurise %q: assemble: %w", smiles, err)
 	}
 	if ex.Assembly, err = assemblyGroups(t); err != nil {
@@ -152,16 +152,28 @@ func (f *Featuriser) tree(t *chem.Tree) (jtvae.Tree, error) {
 	return tr, nil
 }
 
+// assembled selects the nodes whose candidates Featurise enumerates: those
+// assemblyGroups reads, the nodes that are not leaves (as the authors'
+// JTMPN tensorize). Skipping the leaves saves their enumeration (about a
+// tenth of the assembly's time) and changes no example; a molecule whose
+// only failing enumeration is at a leaf now featurises, where a full
+// Assemble failed (no enumeration failed, at a leaf or not, on the 37,316
+// recovered trees of 39,000 ZINC molecules drawn at random).
+func assembled(n *chem.Node) bool { return !n.IsLeaf }
+
 // assemblyGroups returns the candidate graphs of every node the assembly
-// loss scores.
+// loss scores (of the nodes assembled selects, whose Cands must be set).
 func assemblyGroups(t *chem.Tree) ([]jtvae.Group, error) {
 	var groups []jtvae.Group
 	for k, n := range t.Nodes {
+		if !assembled(n) {
+			continue
+		}
 		cands := n.Cands
 		if !slices.Contains(cands, n.Label) {
 			cands = append(slices.Clone(cands), n.Label)
 		}
-		if n.IsLeaf || len(cands) == 1 {
+		if len(cands) == 1 {
 			continue
 		}
 		g := jtvae.Group{Node: int32(k), Label: int32(slices.Index(cands, n.Label))}
