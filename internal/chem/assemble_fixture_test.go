@@ -47,35 +47,51 @@ func assemblyEnumerations(smiles string, enum func(o EnumOptions, n *Node, nbrs,
 		}
 	}
 	for _, fa := range tr.Nodes {
-		faCands := out[2*(fa.ID-1)].Cands
-		for _, ch := range fa.Neighbors {
-			if ch.IsLeaf {
-				continue
-			}
-			var kids []*Node
-			for _, k := range ch.Neighbors {
-				if k != fa {
-					kids = append(kids, k)
+		err := underFather(fa, out[2*(fa.ID-1)].Cands, func(k int, ch *Node, kids []*Node, amap []AtomPair) error {
+			for _, first := range []bool{false, true} {
+				got, err := enum(EnumOptions{First: first}, ch, AssemblyOrder(kids), []*Node{fa}, amap)
+				if err != nil {
+					return fmt.Errorf("node %d under %d: %w", ch.ID, fa.ID, err)
 				}
+				out = append(out, assemblyRecord{Smiles: smiles, Node: ch.ID, Father: fa.ID, FatherCand: k, First: first, Cands: got})
 			}
-			for k, c := range faCands[:min(2, len(faCands))] {
-				var amap []AtomPair
-				for _, p := range c.Amap {
-					if p.Nei == ch.ID {
-						amap = append(amap, AtomPair{Nei: fa.ID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
-					}
-				}
-				for _, first := range []bool{false, true} {
-					got, err := enum(EnumOptions{First: first}, ch, AssemblyOrder(kids), []*Node{fa}, amap)
-					if err != nil {
-						return nil, fmt.Errorf("node %d under %d: %w", ch.ID, fa.ID, err)
-					}
-					out = append(out, assemblyRecord{Smiles: smiles, Node: ch.ID, Father: fa.ID, FatherCand: k, First: first, Cands: got})
-				}
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// underFather calls visit for every child ch of fa that is not a leaf,
+// under each of fa's first two candidates faCands[k] (the calls of
+// dfs_assemble and of the decoder): ch's other neighbours kids and the
+// atom pairs amap that attach fa as ch's father.
+func underFather(fa *Node, faCands []Candidate, visit func(k int, ch *Node, kids []*Node, amap []AtomPair) error) error {
+	for _, ch := range fa.Neighbors {
+		if ch.IsLeaf {
+			continue
+		}
+		var kids []*Node
+		for _, n := range ch.Neighbors {
+			if n != fa {
+				kids = append(kids, n)
+			}
+		}
+		for k, c := range faCands[:min(2, len(faCands))] {
+			var amap []AtomPair
+			for _, p := range c.Amap {
+				if p.Nei == ch.ID {
+					amap = append(amap, AtomPair{Nei: fa.ID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
+				}
+			}
+			if err := visit(k, ch, kids, amap); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fixtureMolecules are the molecules of the assembly fixture: every fifth

@@ -94,34 +94,18 @@ func TestAttachMemoTrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, ch := range fa.Neighbors {
-				if ch.IsLeaf {
-					continue
+			underFather(fa, faCands, func(_ int, ch *Node, kids []*Node, amap []AtomPair) error {
+				want, err := EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
+				if err != nil {
+					t.Fatal(err)
 				}
-				var kids []*Node
-				for _, k := range ch.Neighbors {
-					if k != fa {
-						kids = append(kids, k)
-					}
+				got, err := EnumOptions{Memo: memo}.EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s node %d under %d: with the memo %v (%v), without %v", recs[i].Smiles, ch.ID, fa.ID, got, err, want)
 				}
-				for _, c := range faCands[:min(2, len(faCands))] {
-					var amap []AtomPair
-					for _, p := range c.Amap {
-						if p.Nei == ch.ID {
-							amap = append(amap, AtomPair{Nei: fa.ID, CtrAtom: p.NeiAtom, NeiAtom: p.CtrAtom})
-						}
-					}
-					want, err := EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := EnumOptions{Memo: memo}.EnumAssemble(ch, AssemblyOrder(kids), []*Node{fa}, amap)
-					if err != nil || !reflect.DeepEqual(got, want) {
-						t.Errorf("%s node %d under %d: with the memo %v (%v), without %v", recs[i].Smiles, ch.ID, fa.ID, got, err, want)
-					}
-					calls++
-				}
-			}
+				calls++
+				return nil
+			})
 		}
 		tr.Close()
 	}
