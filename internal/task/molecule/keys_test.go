@@ -15,19 +15,7 @@ import (
 // with stereo, whose keys drop it) and returns its path.
 func keysDataFile(t *testing.T) string {
 	t.Helper()
-	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
-	if err != nil {
-		t.Skipf("no ZINC validation split: %v", err)
-	}
-	dir := t.TempDir()
-	lib := &Library{Smiles: valid[:40]}
-	for i := range lib.Smiles {
-		lib.Lines = append(lib.Lines, i+1)
-	}
-	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, DataFileName)
+	return filepath.Join(validDataSet(t, 40), DataFileName)
 }
 
 // rewriteCanonical writes a copy of the data file at path with its

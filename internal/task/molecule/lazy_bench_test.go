@@ -35,18 +35,7 @@ func BenchmarkOnDemandRetrain(b *testing.B) {
 	if err != nil {
 		b.Skipf("no shipped network: %v", err)
 	}
-	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(b))), ValidFile))
-	if err != nil {
-		b.Skipf("no ZINC validation split: %v", err)
-	}
-	dir := b.TempDir()
-	lib := &Library{Smiles: valid[:n+encode]}
-	for i := range lib.Smiles {
-		lib.Lines = append(lib.Lines, i+1)
-	}
-	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
-		b.Fatal(err)
-	}
+	dir := validDataSet(b, n+encode)
 	elbo, err := models.ParseELBO("t")
 	if err != nil {
 		b.Fatal(err)

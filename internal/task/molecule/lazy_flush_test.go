@@ -38,20 +38,9 @@ func madeAtOpen(t *testing.T, log string) int {
 // run killed outright (kill -9) still loses those made since the last
 // periodic flush.
 func TestFlushAtEnd(t *testing.T) {
-	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
-	if err != nil {
-		t.Skipf("no ZINC validation split: %v", err)
-	}
-	dir := t.TempDir()
 	defer func(n int, d time.Duration) { flushEvery, flushAfter = n, d }(flushEvery, flushAfter)
 	flushEvery, flushAfter = 1<<30, time.Hour
-	lib := &Library{Smiles: valid[:120]}
-	for i := range lib.Smiles {
-		lib.Lines = append(lib.Lines, i+1)
-	}
-	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
-		t.Fatal(err)
-	}
+	dir := validDataSet(t, 120)
 	data := filepath.Join(dir, DataFileName)
 	ckpt := tinyNetwork(t, filepath.Join(dir, VocabFileName), data)
 	cfg := Defaults.Config()

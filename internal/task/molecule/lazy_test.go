@@ -18,6 +18,26 @@ import (
 	"github.com/tlbo-native/tlbo-native/torch"
 )
 
+// validDataSet writes the data set of the first n molecules of ZINC's
+// validation split into a new temporary directory and returns it; the test
+// is skipped without the split.
+func validDataSet(t testing.TB, n int) string {
+	t.Helper()
+	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
+	if err != nil {
+		t.Skipf("no ZINC validation split: %v", err)
+	}
+	dir := t.TempDir()
+	lib := &Library{Smiles: valid[:n]}
+	for i := range lib.Smiles {
+		lib.Lines = append(lib.Lines, i+1)
+	}
+	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestOnDemandSameQueries makes a data set of 200 ZINC molecules and a tiny
 // JT-VAE over its vocabulary less one cluster (so that some molecules are
 // refused), then runs the same optimisation twice from an empty cache: with
@@ -25,20 +45,9 @@ import (
 // queries must be the same, and the on-demand run must have made fewer
 // molecules than the data set holds, kept in part files of the cache.
 func TestOnDemandSameQueries(t *testing.T) {
-	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
-	if err != nil {
-		t.Skipf("no ZINC validation split: %v", err)
-	}
-	dir := t.TempDir()
 	defer func(d time.Duration) { flushAfter = d }(flushAfter)
 	flushAfter = 0 // every molecule made reaches its part file at once
-	lib := &Library{Smiles: valid[:200]}
-	for i := range lib.Smiles {
-		lib.Lines = append(lib.Lines, i+1)
-	}
-	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
-		t.Fatal(err)
-	}
+	dir := validDataSet(t, 200)
 	data := filepath.Join(dir, DataFileName)
 	vocab, err := ReadVocab(filepath.Join(dir, VocabFileName))
 	if err != nil {
@@ -152,18 +161,7 @@ func tinyNetwork(t *testing.T, vocab, data string) string {
 // the prefetch the mini-batches, in order, that it then materialises, and
 // they are those of a retraining without the prefetch.
 func TestRetrainPrefetchesItsBatches(t *testing.T) {
-	valid, err := ReadSmiles(filepath.Join(filepath.Dir(filepath.Dir(testVocab(t))), ValidFile))
-	if err != nil {
-		t.Skipf("no ZINC validation split: %v", err)
-	}
-	dir := t.TempDir()
-	lib := &Library{Smiles: valid[:120]}
-	for i := range lib.Smiles {
-		lib.Lines = append(lib.Lines, i+1)
-	}
-	if _, err := ImportSmiles(BuildOptions{OutDir: dir, Workers: 2}, lib); err != nil {
-		t.Fatal(err)
-	}
+	dir := validDataSet(t, 120)
 	data := filepath.Join(dir, DataFileName)
 	ckpt := tinyNetwork(t, filepath.Join(dir, VocabFileName), data)
 	names := func(ex []jtvae.Example) []string {
