@@ -401,15 +401,10 @@ func (rep *BuildReport) vocabularies(o BuildOptions, res []result, split []int, 
 	if user == nil {
 		return WriteVocab(out, rep.Vocab)
 	}
-	// Missing means unlabelled as featurisation labels (kekulé, else
-	// canonical SMILES), not merely spelled differently.
-	f := NewFeaturiser(user)
+	rep.MissingFromUser, _ = VocabDiff(rep.Vocab, user)
 	missing := map[string]bool{}
-	for _, c := range rep.Vocab {
-		if _, err := f.label(c); err != nil {
-			rep.MissingFromUser = append(rep.MissingFromUser, c)
-			missing[c] = true
-		}
+	for _, c := range rep.MissingFromUser {
+		missing[c] = true
 	}
 	for i, r := range res {
 		if split[i] == splitTrain && slices.ContainsFunc(r.clusters, func(c string) bool { return missing[c] }) {

@@ -57,24 +57,28 @@ func WriteVocab(path string, v Vocab) error {
 	})
 }
 
-// VocabDiff lists the entries only in a and only in b, each sorted.
-func VocabDiff(a, b Vocab) (onlyA, onlyB []string) {
-	inA, inB := map[string]bool{}, map[string]bool{}
-	for _, s := range a {
-		inA[s] = true
-	}
-	for _, s := range b {
-		inB[s] = true
-		if !inA[s] {
-			onlyB = append(onlyB, s)
+// VocabDiff compares the clusters of ours with the vocabulary v as
+// featurisation labels them (the same SMILES, else the same canonical
+// SMILES): onlyOurs are the clusters v cannot label, onlyV the entries of v
+// no cluster of ours is labelled with, each sorted. Two spellings of one
+// ring (a kekulé SMILES against the one another RDKit wrote) are the same
+// entry, as they are to the featuriser.
+func VocabDiff(ours, v Vocab) (onlyOurs, onlyV []string) {
+	f := NewFeaturiser(v)
+	labelled := make([]bool, len(v))
+	for _, c := range ours {
+		if i, err := f.label(c); err == nil {
+			labelled[i] = true
+		} else {
+			onlyOurs = append(onlyOurs, c)
 		}
 	}
-	for _, s := range a {
-		if !inB[s] {
-			onlyA = append(onlyA, s)
+	for i, s := range v {
+		if !labelled[i] {
+			onlyV = append(onlyV, s)
 		}
 	}
-	slices.Sort(onlyA)
-	slices.Sort(onlyB)
-	return onlyA, onlyB
+	slices.Sort(onlyOurs)
+	slices.Sort(onlyV)
+	return onlyOurs, onlyV
 }
