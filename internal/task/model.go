@@ -175,22 +175,23 @@ func (m *Model[O, E]) Retrain(req bo.RetrainRequest[O]) (map[string]float64, err
 	m.tr.Restart(req.Seed)
 	steps := max(1, int(math.Floor(req.Epochs*float64(m.tr.StepsPerEpoch(len(ex))))))
 	data := models.Data[E]{Examples: ex, Labels: req.Scores, Weights: req.Weights}
-	var merr error
 	if m.d.s.Materialise != nil {
 		// Only the examples drawn into a mini-batch are made, as they are
 		// drawn; making them draws nothing from the sampler, so the batches
-		// are those of examples made beforehand. A stop (SIGINT) ends the
-		// retraining at the next mini-batch rather than after minutes of
-		// featurisation; the version is not made, and a resume retrains it
-		// from the start.
+		// are those of examples made beforehand.
 		stop, err := m.prefetchSteps(data, steps)
 		if err != nil {
 			return nil, fmt.Errorf("retrain: %w", err)
 		}
 		defer stop()
-		defer func(aug models.Augment[E]) { m.tr.Augment = aug }(m.tr.Augment)
-		m.tr.Augment = materialiseBatch(m.ctx, m.d.s.Materialise, m.tr.Augment, &merr)
 	}
+	// A stop (SIGINT, SIGTERM) ends the retraining at the next mini-batch
+	// rather than after its last one (minutes of featurisation for a
+	// molecule run); the version is not made, and a resume retrains it from
+	// the start.
+	var merr error
+	defer func(aug models.Augment[E]) { m.tr.Augment = aug }(m.tr.Augment)
+	m.tr.Augment = gateBatch(m.ctx, m.d.s.Materialise, m.tr.Augment, &merr)
 	l, err := m.tr.TrainSteps(data, steps, nil)
 	m.net.SetTraining(false)
 	if merr != nil {
@@ -224,11 +225,11 @@ func (m *Model[O, E]) prefetchSteps(data models.Data[E], steps int) (stop func()
 	return m.d.s.Prefetch(batches), nil
 }
 
-// materialiseBatch returns the retraining Augment that completes each
-// mini-batch with mat before aug (if any). When mat fails or ctx has
-// ended, it keeps the error in *failed and returns an empty batch, which
-// the trainer refuses, ending the retraining.
-func materialiseBatch[E any](ctx context.Context, mat func([]E) ([]E, error), aug models.Augment[E], failed *error) models.Augment[E] {
+// gateBatch returns the retraining Augment that checks ctx before each
+// mini-batch, then completes it with mat (if any) and aug (if any). When
+// ctx has ended or mat fails, it keeps the error in *failed and returns an
+// empty batch, which the trainer refuses, ending the retraining.
+func gateBatch[E any](ctx context.Context, mat func([]E) ([]E, error), aug models.Augment[E], failed *error) models.Augment[E] {
 	return func(batch []E, rng *rand.Rand) []E {
 		if *failed != nil {
 			return nil
@@ -237,15 +238,17 @@ func materialiseBatch[E any](ctx context.Context, mat func([]E) ([]E, error), au
 			*failed = fmt.Errorf("stopped: %w", context.Cause(ctx))
 			return nil
 		}
-		out, err := mat(batch)
-		if err != nil {
-			*failed = err
-			return nil
+		if mat != nil {
+			var err error
+			if batch, err = mat(batch); err != nil {
+				*failed = err
+				return nil
+			}
 		}
 		if aug != nil {
-			out = aug(out, rng)
+			batch = aug(batch, rng)
 		}
-		return out
+		return batch
 	}
 }
 

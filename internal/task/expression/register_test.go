@@ -2,6 +2,8 @@ package expression
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -152,6 +154,7 @@ func TestRegisteredTask(t *testing.T) {
 	if !slices.Equal(after.RawMatrix().Data, reloaded.RawMatrix().Data) {
 		t.Error("loading a saved version does not restore its encoder")
 	}
+	retrainStopped(t, typed, env, ckpt, ds.Objects, ds.Scores, weights)
 
 	// The encode and decode verbs.
 	dir := t.TempDir()
@@ -243,5 +246,35 @@ func TestImportPythonStateDict(t *testing.T) {
 	if err := tk.Import(env, task.ImportRequest{From: "../../../testdata/torch/py_state_dict.pt", Out: filepath.Join(t.TempDir(), "x.pt")}); err == nil ||
 		!strings.Contains(err.Error(), "missing") {
 		t.Errorf("importing another network's state dict: %v", err)
+	}
+}
+
+// retrainStopped: a retraining whose run has been stopped (SIGINT: the
+// context has ended) takes no step and says why, the network as it was;
+// before, a task that featurises nothing ran every step of the retraining
+// first.
+func retrainStopped(t *testing.T, typed *task.Defined[string, models.Dense], env *task.Env, ckpt string,
+	objs []string, scores, weights []float64) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stopped := *env
+	stopped.Ctx = ctx
+	elbo, _ := models.ParseELBO("tp")
+	m, err := typed.OpenModel(&stopped, task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	before, err := m.Encode(objs[:20])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Retrain(bo.RetrainRequest[string]{Objects: objs, Scores: scores, Weights: weights, Epochs: 2, Seed: 1})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("retraining of a stopped run: %v, want a stop", err)
+	}
+	if after, _ := m.Encode(objs[:20]); !slices.Equal(before.RawMatrix().Data, after.RawMatrix().Data) {
+		t.Error("a stopped retraining changed the encoder")
 	}
 }
