@@ -360,3 +360,50 @@ func TestResumeNeedsRun(t *testing.T) {
 		t.Errorf("a run directory with its lock: %v", err)
 	}
 }
+
+// TestHaltDuringFit: a stop that comes while the GP is being fitted from
+// scratch (a version's first fit: minutes on the paper's GP sizes) gives
+// the fit up there: no query of the new version is proposed, journaled or
+// evaluated, none falls back to random points for want of a GP, and the
+// resumed run equals an uninterrupted one. Before, the fit ran to its end
+// and the round's query was evaluated after the stop. For both loops (the
+// rounds and the authors' novelty check).
+func TestHaltDuringFit(t *testing.T) {
+	for _, repeats := range []bo.Repeats{bo.RepeatsSkip, bo.RepeatsAuthors} {
+		t.Run(string(repeats), func(t *testing.T) {
+			p, data := newToy(t)
+			cfg := haltConfig(1)
+			cfg.Repeats = repeats
+			ref, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			stopped := errors.New("stopped by SIGINT")
+			fits := 0
+			progress := func(pr bo.Progress) {
+				if pr.Stage == bo.StageFit {
+					if fits++; fits == 2 { // the second version's first fit
+						cancel(stopped)
+					}
+				}
+			}
+			res, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Context: ctx, Progress: progress})
+			if !errors.Is(err, stopped) || res.Evaluated != cfg.RetrainEvery {
+				t.Fatalf("run: %v after %d evaluations, want the context's cause after the first version's %d", err, res.Evaluated, cfg.RetrainEvery)
+			}
+			for _, q := range res.Queries {
+				if q.Random {
+					t.Errorf("query %d fell back to random points (%s)", q.Index, q.RandomReason)
+				}
+			}
+			got, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Resume: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameQueries(t, got.Queries, ref.Queries)
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
 // searchNovel runs the acquisition step (a GP proposal, or a prior draw)
@@ -25,6 +28,9 @@ func (p *authorsLoop[O]) searchNovel(q *Query) (obj O, valid bool, stop *Stop, e
 		} else {
 			if fit == nil {
 				f, fitted := r.nextGP(deriveSeed(r.cfg.Seed, streamGPFit, uint64(q.Index)))
+				if errors.Is(f.err, gp.ErrStopped) {
+					return obj, false, nil, r.stopping()
+				}
 				fit = &f
 				q.Timing.GPFit, q.GPKept = f.dur.Seconds(), !fitted
 				if fitted {

@@ -1,12 +1,14 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/tlbo-native/tlbo-native/internal/acq"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 )
 
 // Fallbacks of Query.Fallback.
@@ -112,6 +114,9 @@ func (b *roundBuilder[O]) newQuery(tries int) Query {
 func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 	r := b.r
 	f, fitted := r.nextGP(deriveSeed(r.cfg.Seed, streamGPFit, uint64(b.start)))
+	if errors.Is(f.err, gp.ErrStopped) {
+		return nil, nil // no proposal: the loop sees the stop, awaits what runs and ends
+	}
 	if f.model == nil && f.nz.Lower == nil {
 		return nil, fmt.Errorf("bo: query %d: GP data: %w", b.start+1, f.err)
 	}

@@ -116,6 +116,7 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 		r.policy = &authorsLoop[O]{r}
 	}
 	r.surrogate.cfg = cfg
+	r.surrogate.stop = r.contextDone
 	if opts.Lock == nil {
 		lock, err := LockDir(opts.Dir) // makes the directory
 		if err != nil {
@@ -194,6 +195,15 @@ func (r *runner[O]) nextGP(seed uint64) (fitResult, bool) {
 		r.progress(StageFit, nil)
 	}
 	return r.surrogate.next(seed)
+}
+
+// contextDone returns the cause of a done Options.Context, else nil: the
+// GP fit asks it between its evaluations (gp.Options.Stop).
+func (r *runner[O]) contextDone() error {
+	if ctx := r.opts.Context; ctx != nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // stopping returns why the run stops (r.halt, set by a Halt of the task

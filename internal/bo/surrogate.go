@@ -1,6 +1,7 @@
 package bo
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,6 +28,9 @@ type surrogate struct {
 	kept *keptGP
 	// evaluated counts the points that spent budget (loopPolicy.counts).
 	evaluated int
+	// stop, when set, gives up a fit under way (gp.Options.Stop): the run
+	// has been stopped.
+	stop func() error
 }
 
 // fitResult is one GP fit on the current points.
@@ -63,9 +67,9 @@ func (s *surrogate) fit(seed uint64) fitResult {
 		return res
 	}
 	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: s.cfg.Kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
-		Approximation: s.cfg.GPObjective}
+		Approximation: s.cfg.GPObjective, Stop: s.stop}
 	m, err := fitGP(res.xn, res.yStd, opts)
-	if err != nil && s.last != nil {
+	if err != nil && s.last != nil && !errors.Is(err, gp.ErrStopped) {
 		opts.Init = nil
 		m, err = fitGP(res.xn, res.yStd, opts)
 	}

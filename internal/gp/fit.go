@@ -41,7 +41,15 @@ type Options struct {
 	// Approximation is the sparse GP's training objective, Titsias or FITC
 	// ("" is DefaultApproximation); predictions follow it.
 	Approximation Approximation
+	// Stop, when set, is asked between the optimiser's evaluations whether
+	// to give the fit up (e.g. a run stopped by SIGINT, whose fit from
+	// scratch takes minutes on the paper's GP sizes): a non-nil error ends
+	// Fit with an error wrapping ErrStopped and it, and no model.
+	Stop func() error
 }
+
+// ErrStopped is wrapped by the error of a fit that Options.Stop ended.
+var ErrStopped = errors.New("gp: fit stopped")
 
 // Fit fits a GP to inputs x (N x d, normalised to [0,1]^d, see Normalizer)
 // and targets y (standardised, see Standardizer): the SGPR bound when
@@ -96,7 +104,7 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 		}
 	}
 	info := FitInfo{Warm: warm}
-	theta, err = o.maximize(theta, maxIter, &info)
+	theta, err = o.maximize(theta, maxIter, opts.Stop, &info)
 	if err != nil {
 		return nil, err
 	}
@@ -219,14 +227,16 @@ func ones(n int) []float64 {
 
 // maximize runs L-BFGS on -objective/N from theta and returns the best
 // parameters found. A failed evaluation (a covariance that cannot be
-// factorised) stops the search at the best point so far.
-func (o *Objective) maximize(theta []float64, maxIter int, info *FitInfo) ([]float64, error) {
+// factorised) stops the search at the best point so far; an error of stop
+// (nil: never asked) abandons it.
+func (o *Objective) maximize(theta []float64, maxIter int, stop func() error, info *FitInfo) ([]float64, error) {
 	scale := 1 / float64(o.x.Rows)
 	g := make([]float64, len(theta))
 	var (
 		lastX   []float64
 		lastF   float64
 		evalErr error
+		stopErr error
 		best    = math.Inf(1)
 		bestX   []float64
 	)
@@ -262,6 +272,11 @@ func (o *Objective) maximize(theta []float64, maxIter int, info *FitInfo) ([]flo
 			if evalErr != nil {
 				return optimize.Failure, evalErr
 			}
+			if stop != nil {
+				if stopErr = stop(); stopErr != nil {
+					return optimize.Failure, stopErr
+				}
+			}
 			return optimize.NotTerminated, nil
 		},
 	}
@@ -272,6 +287,9 @@ func (o *Objective) maximize(theta []float64, maxIter int, info *FitInfo) ([]flo
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Iterations: 10},
 	}
 	res, err := optimize.Minimize(p, theta, settings, &optimize.LBFGS{Store: 20})
+	if stopErr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStopped, stopErr)
+	}
 	if res != nil {
 		info.Iterations = res.Stats.MajorIterations
 		info.Status = res.Status.String()

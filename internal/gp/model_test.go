@@ -177,3 +177,42 @@ func TestCholeskyJitter(t *testing.T) {
 		t.Fatalf("indefinite matrix: %v", err)
 	}
 }
+
+// TestFitStop: Options.Stop that never answers leaves the fit as it is (the
+// same model, bit for bit); one that answers after k evaluations ends the
+// fit there with ErrStopped and its error, and no model, also in the
+// warped fit's first stage.
+func TestFitStop(t *testing.T) {
+	x, y := randomProblem(200, 2, 3)
+	for _, warp := range []bool{false, true} {
+		opts := Options{Inducing: 30, Seed: 5, MaxIter: 20, Warp: warp}
+		plain, err := Fit(x, y, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := 0
+		opts.Stop = func() error { asked++; return nil }
+		quiet, err := Fit(x, y, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asked == 0 || quiet.LogLik() != plain.LogLik() || !mat.Equal(quiet.Inducing(), plain.Inducing()) {
+			t.Errorf("warp %v: a Stop asked %d times that never answers changed the fit: %v against %v",
+				warp, asked, quiet.LogLik(), plain.LogLik())
+		}
+		cause := errors.New("stopped by SIGINT")
+		for _, after := range []int{0, 5} {
+			asked = 0
+			opts.Stop = func() error {
+				if asked++; asked > after {
+					return cause
+				}
+				return nil
+			}
+			m, err := Fit(x, y, opts)
+			if m != nil || !errors.Is(err, ErrStopped) || !errors.Is(err, cause) || asked != after+1 {
+				t.Errorf("warp %v, stop after %d: model %v, %v, asked %d times", warp, after, m != nil, err, asked)
+			}
+		}
+	}
+}
