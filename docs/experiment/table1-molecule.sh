@@ -23,6 +23,7 @@
 # THREADS (libtorch threads, default 1), WORKERS (featurisation, default 2),
 # ELBOS (default "lbo s c lr"), VAE_T (default pretrained/molecule-t.pt).
 set -euo pipefail
+source "$(dirname "$0")/finetune.sh"
 molecules=${1:?usage: table1-molecule.sh MOLECULES.npz OUT [MAX_POINTS]}
 out=${2:?usage: table1-molecule.sh MOLECULES.npz OUT [MAX_POINTS]}
 maxp=${3:-10000}
@@ -35,18 +36,7 @@ common=(--task molecule --data-dir "$data" --molecules "$molecules" --workers "$
   --checkpoint-every 500 --prior-samples 1000 --device "${DEVICE:-cpu}" --threads "${THREADS:-1}" --seed 0
   --val-fraction 0.01)
 
-for e in ${ELBOS:-lbo s c lr}; do
-  ckpt=$out/molecule-$e.pt
-  log=$out/train-$e.log
-  grep -q '^checkpoint ' "$log" 2>/dev/null && continue # finished
-  if [ -f "${ckpt%.pt}.last.json" ]; then
-    from=(--resume)
-  else
-    from=(--init "$plain")
-  fi
-  echo "fine-tuning $e: $log" >&2
-  "$bin" train "${common[@]}" --elbo "$e" --out "$ckpt" "${from[@]}" >> "$log" 2>&1
-done
+finetune_each "$out" molecule "$plain" "${ELBOS:-lbo s c lr}" "${common[@]}"
 
 # Table 1's order and names; the un-fine-tuned plain network last.
 args=()

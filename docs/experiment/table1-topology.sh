@@ -24,6 +24,7 @@
 # Env: TLBO_BIN (default bin/tlbo-native), THREADS (default 1), ELBOS (default
 # "lbo s c lr t").
 set -euo pipefail
+source "$(dirname "$0")/finetune.sh"
 designs=${1:?usage: table1-topology.sh DESIGNS.npz OUT [EPOCHS] [MAX_POINTS]}
 out=${2:?usage: table1-topology.sh DESIGNS.npz OUT [EPOCHS] [MAX_POINTS]}
 epochs=${3:-20}
@@ -34,18 +35,7 @@ mkdir -p "$out/analyses"
 
 common=(--task topology --designs "$designs" --epochs "$epochs" --threads "${THREADS:-1}" --seed 0)
 
-for e in ${ELBOS:-lbo s c lr t}; do
-  ckpt=$out/topology-$e.pt
-  log=$out/train-$e.log
-  grep -q '^checkpoint ' "$log" 2>/dev/null && continue # finished
-  if [ -f "${ckpt%.pt}.last.json" ]; then
-    from=(--resume)
-  else
-    from=(--init "$plain")
-  fi
-  echo "fine-tuning $e for $epochs epochs: $log" >&2
-  "$bin" train "${common[@]}" --elbo "$e" --out "$ckpt" "${from[@]}" >> "$log" 2>&1
-done
+finetune_each "$out" topology "$plain" "${ELBOS:-lbo s c lr t}" "${common[@]}"
 
 # Table 1's order and names; the shipped networks last.
 args=()

@@ -178,8 +178,26 @@ func TestHaltStopInsideRound(t *testing.T) {
 // built-in objective) is stopped between rounds; the resumed run equals
 // an uninterrupted one.
 func TestHaltContextBuiltin(t *testing.T) {
+	stopAndResume(t, haltConfig(1), 12, func(p *botest.Problem, stop func()) (bo.Task[[]float64], func(bo.Progress)) {
+		var evaluated []string
+		return newScripted(p, &evaluated, func(n int64) error {
+			if n == 12 {
+				stop()
+			}
+			return nil
+		}), nil
+	})
+}
+
+// stopAndResume runs cfg on the toy problem, with the task and progress
+// that arrange give, under a context that their stop() ends (as SIGINT
+// does); the run must end with the context's cause after want evaluations,
+// none of them a random fallback, and resuming it must give the queries of
+// an uninterrupted run.
+func stopAndResume(t *testing.T, cfg bo.Config, want int,
+	arrange func(p *botest.Problem, stop func()) (bo.Task[[]float64], func(bo.Progress))) {
+	t.Helper()
 	p, data := newToy(t)
-	cfg := haltConfig(1)
 	ref, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -188,16 +206,15 @@ func TestHaltContextBuiltin(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stopped := errors.New("stopped by SIGINT")
-	var evaluated []string
-	task := newScripted(p, &evaluated, func(n int64) error {
-		if n == 12 {
-			cancel(stopped)
+	task, progress := arrange(p, func() { cancel(stopped) })
+	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Context: ctx, Progress: progress})
+	if !errors.Is(err, stopped) || res.Evaluated != want {
+		t.Fatalf("run: %v after %d evaluations, want the context's cause after %d", err, res.Evaluated, want)
+	}
+	for _, q := range res.Queries {
+		if q.Random {
+			t.Errorf("query %d fell back to random points (%s)", q.Index, q.RandomReason)
 		}
-		return nil
-	})
-	res, err := bo.Run[[]float64](cfg, task, p.Model(), data, bo.Options{Dir: dir, Context: ctx})
-	if !errors.Is(err, stopped) || res.Evaluated != 12 {
-		t.Fatalf("run: %v after %d evaluations, want the context's cause after the 12th", err, res.Evaluated)
 	}
 	got, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Resume: true})
 	if err != nil {
@@ -371,39 +388,18 @@ func TestResumeNeedsRun(t *testing.T) {
 func TestHaltDuringFit(t *testing.T) {
 	for _, repeats := range []bo.Repeats{bo.RepeatsSkip, bo.RepeatsAuthors} {
 		t.Run(string(repeats), func(t *testing.T) {
-			p, data := newToy(t)
 			cfg := haltConfig(1)
 			cfg.Repeats = repeats
-			ref, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			ctx, cancel := context.WithCancelCause(context.Background())
-			defer cancel(nil)
-			stopped := errors.New("stopped by SIGINT")
-			fits := 0
-			progress := func(pr bo.Progress) {
-				if pr.Stage == bo.StageFit {
-					if fits++; fits == 2 { // the second version's first fit
-						cancel(stopped)
+			stopAndResume(t, cfg, cfg.RetrainEvery, func(p *botest.Problem, stop func()) (bo.Task[[]float64], func(bo.Progress)) {
+				fits := 0
+				return p.Task(), func(pr bo.Progress) {
+					if pr.Stage == bo.StageFit {
+						if fits++; fits == 2 { // the second version's first fit
+							stop()
+						}
 					}
 				}
-			}
-			res, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Context: ctx, Progress: progress})
-			if !errors.Is(err, stopped) || res.Evaluated != cfg.RetrainEvery {
-				t.Fatalf("run: %v after %d evaluations, want the context's cause after the first version's %d", err, res.Evaluated, cfg.RetrainEvery)
-			}
-			for _, q := range res.Queries {
-				if q.Random {
-					t.Errorf("query %d fell back to random points (%s)", q.Index, q.RandomReason)
-				}
-			}
-			got, err := bo.Run[[]float64](cfg, p.Task(), p.Model(), data, bo.Options{Dir: dir, Resume: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameQueries(t, got.Queries, ref.Queries)
+			})
 		})
 	}
 }
