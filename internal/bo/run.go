@@ -209,8 +209,10 @@ func (r *runner[O]) contextDone() error {
 // stopping returns why the run stops (r.halt, set by a Halt of the task
 // or now by a done Options.Context), or nil while it goes on.
 func (r *runner[O]) stopping() error {
-	if ctx := r.opts.Context; r.halt == nil && ctx != nil && ctx.Err() != nil {
-		r.halt = fmt.Errorf("bo: run stopped: %w", context.Cause(ctx))
+	if r.halt == nil {
+		if cause := r.contextDone(); cause != nil {
+			r.halt = fmt.Errorf("bo: run stopped: %w", cause)
+		}
 	}
 	return r.halt
 }
