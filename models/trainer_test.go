@@ -424,6 +424,51 @@ func TestEncodeMeansBatchSize(t *testing.T) {
 	}
 }
 
+// TestEncodeMeansIn: chunks of whole batches give EncodeMeans's batches
+// and means, each chunk prepared first; a prepare error ends the encoding
+// before its chunk.
+func TestEncodeMeansIn(t *testing.T) {
+	ex := make([]Dense, 2*chunkExamples+5)
+	for i := range ex {
+		ex[i] = Dense{float32(i % 17), 1, 0, -1, 0.5, float32(i) / 2}
+	}
+	whole := &smallBatchVAE{toyVAE: newToyVAE()}
+	want, err := EncodeMeans[Dense](whole, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &smallBatchVAE{toyVAE: whole.toyVAE}
+	var firsts []int
+	got, err := EncodeMeansIn[Dense](v, ex, func(first int, chunk []Dense) ([]Dense, error) {
+		firsts = append(firsts, first)
+		return chunk, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.sizes, whole.sizes) {
+		t.Errorf("batches %v in chunks, %v at once", v.sizes, whole.sizes)
+	}
+	if size := (chunkExamples + 2) / 3 * 3; !slices.Equal(firsts, []int{0, size, 2 * size}) {
+		t.Errorf("chunks start at %v, want multiples of %d", firsts, size)
+	}
+	if !slices.Equal(got, want) {
+		t.Error("the means in chunks differ from EncodeMeans's")
+	}
+	halt := errors.New("halt")
+	v.sizes = nil
+	_, err = EncodeMeansIn[Dense](v, ex, func(first int, chunk []Dense) ([]Dense, error) {
+		if first > 0 {
+			return nil, halt
+		}
+		return chunk, nil
+	})
+	if !errors.Is(err, halt) || len(v.sizes) != (chunkExamples+2)/3 {
+		t.Errorf("a prepare error at the second chunk: %v after %d batches, want it after the first chunk's %d",
+			err, len(v.sizes), (chunkExamples+2)/3)
+	}
+}
+
 // TestEpochResumedWithin: a checkpoint written within an epoch records the
 // steps taken, and the resumed epoch takes only the rest, numbered within
 // the whole epoch.

@@ -123,7 +123,40 @@ func encodeBatchSize(v any) int {
 // of the examples, in evaluation mode without gradients; the network's mode
 // is restored afterwards.
 func EncodeMeans[E any](v VAE[E], examples []E) ([]float64, error) {
+	return encodeMeans(v, examples, make([]float64, 0, len(examples)*v.LatentDim()))
+}
+
+// chunkExamples is the least number of examples of a chunk of EncodeMeansIn.
+const chunkExamples = 1024
+
+// EncodeMeansIn is EncodeMeans taken a chunk of whole encoding batches at a
+// time (at least 1,024 examples, so the batches and the means are
+// EncodeMeans's): each chunk first goes through prepare, given the index of
+// its first example, which returns the examples to encode in its place
+// (e.g. materialised) or an error that ends the encoding (e.g. a stopped
+// run: encoding a molecule data set takes tens of seconds).
+func EncodeMeansIn[E any](v VAE[E], examples []E, prepare func(first int, chunk []E) ([]E, error)) ([]float64, error) {
+	batch := encodeBatchSize(v)
+	size := (chunkExamples + batch - 1) / batch * batch
 	out := make([]float64, 0, len(examples)*v.LatentDim())
+	for lo := 0; lo < len(examples); lo += size {
+		hi := min(lo+size, len(examples))
+		chunk, err := prepare(lo, examples[lo:hi])
+		if err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
+		}
+		if len(chunk) != hi-lo {
+			return nil, fmt.Errorf("encode: examples %d to %d prepared as %d", lo, hi, len(chunk))
+		}
+		if out, err = encodeMeans(v, chunk, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// encodeMeans appends the encoder means of examples to out.
+func encodeMeans[E any](v VAE[E], examples []E, out []float64) ([]float64, error) {
 	training := v.IsTraining()
 	v.SetTraining(false)
 	defer v.SetTraining(training)

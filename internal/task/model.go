@@ -126,17 +126,21 @@ func (m *Model[O, E]) Encode(objs []O) (*mat.Dense, error) {
 
 // encodeMeans returns the encoder means of ex, each example materialised
 // first: for the encoder alone where the task can (Spec.MaterialiseEncoder),
-// else whole (Spec.Materialise).
+// else whole (Spec.Materialise). A stop (the verb's context ended) gives up
+// an encoding under way at its next chunk: the GP's 10,000 molecules take
+// tens of CPU seconds, more when featurised on demand. The first chunk is
+// always encoded, so a stopped run can still encode a few objects.
 func (m *Model[O, E]) encodeMeans(ex []E) ([]float64, error) {
 	materialise := m.d.materialise
 	if m.d.s.MaterialiseEncoder != nil {
 		materialise = m.d.s.MaterialiseEncoder
 	}
-	ex, err := materialise(ex)
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
-	}
-	return models.EncodeMeans(m.net, ex)
+	return models.EncodeMeansIn(m.net, ex, func(first int, chunk []E) ([]E, error) {
+		if first > 0 && m.ctx.Err() != nil {
+			return nil, fmt.Errorf("stopped after %d of %d objects: %w", first, len(ex), context.Cause(m.ctx))
+		}
+		return materialise(chunk)
+	})
 }
 
 // Decode decodes the rows of z with the model's decoding options;

@@ -277,4 +277,13 @@ func retrainStopped(t *testing.T, typed *task.Defined[string, models.Dense], env
 	if after, _ := m.Encode(objs[:20]); !slices.Equal(before.RawMatrix().Data, after.RawMatrix().Data) {
 		t.Error("a stopped retraining changed the encoder")
 	}
+	// An encoding of more than one chunk (4,096 expressions, the task's
+	// encoding batch) stops at the second; before, it ran to its end.
+	many := make([]string, 4097)
+	for i := range many {
+		many[i] = objs[i%len(objs)]
+	}
+	if _, err := m.Encode(many); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 4096 of 4097") {
+		t.Errorf("encoding 4,097 expressions in a stopped run: %v, want a stop after the first chunk", err)
+	}
 }
