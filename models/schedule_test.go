@@ -1,10 +1,11 @@
 package models
 
 import (
-	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	fixture "github.com/tlbo-native/tlbo-native/internal/fixture/torchfixture"
 
 	"github.com/tlbo-native/tlbo-native/torch"
 )
