@@ -79,6 +79,8 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
 			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
 			"every stays the default until an ablation shows the others are not worse"},
+		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: "L-BFGS iterations of a GP fit from scratch (each model version's first fit; " +
+			"the warm refits after it take 20)"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
@@ -148,7 +150,7 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.InitialRetrainEpochs = floatOr(c, "initial-retrain-epochs", cfg.InitialRetrainEpochs)
 	cfg.RetrainEpochs = floatOr(c, "retrain-epochs", cfg.RetrainEpochs)
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
-	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
+	cfg.Warp, cfg.BestQuantile, cfg.GPIters = warp, c.Float64("best-quantile"), c.Int("gp-iters")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
 	if cfg.WarmStarts, err = warmStarts(c, cfg); err != nil {
 		return cfg, err

@@ -141,6 +141,10 @@ type Config struct {
 	// goes stale (GPRefitAuto), the posterior conditioned exactly on the
 	// points in between (see GPRefit).
 	GPRefit GPRefit
+	// GPIters bounds the L-BFGS iterations of a GP fit from scratch (each
+	// model version's first; gp.DefaultMaxIter, the authors'); the warm
+	// refits after it take gp.DefaultWarmIter.
+	GPIters int
 	// Warp learns a Kumaraswamy input warping with the GP (--warp; W-LBO is
 	// LBO's objective with it).
 	Warp bool
@@ -230,6 +234,7 @@ func DefaultConfig() Config {
 		Kernel:           gp.RBF,
 		GPObjective:      gp.Titsias,
 		GPRefit:          GPRefitEvery,
+		GPIters:          gp.DefaultMaxIter,
 		Acq:              acq.KindEI,
 		BestQuantile:     0.9,
 		RawSamples:       acq.DefaultRawSamples,
@@ -289,6 +294,8 @@ func (c Config) Validate() error {
 		return bad("gp-objective", strconv.Quote(string(c.GPObjective)), `"titsias" or "fitc"`)
 	case !validGPRefit(c.GPRefit):
 		return bad("gp-refit", strconv.Quote(string(c.GPRefit)), `"every", "auto" or a positive integer`)
+	case c.GPIters < 1:
+		return bad("gp-iters", c.GPIters, ">= 1")
 	case !loopAcq(c.Acq):
 		return bad("acq", strconv.Quote(c.Acq.String()), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
@@ -355,6 +362,7 @@ func (c Config) Fields() []Field {
 		{"kernel", c.Kernel.String()},
 		{"gp-objective", string(c.GPObjective)},
 		{"gp-refit", string(c.GPRefit)},
+		{"gp-iters", i(c.GPIters)},
 		{"warp", strconv.FormatBool(c.Warp)},
 		{"acq", c.Acq.String()},
 		{"best-quantile", f(c.BestQuantile)},
@@ -410,9 +418,11 @@ var resumable = map[string]bool{"budget": true}
 // legacyFields are the settings added after runs were first made, with the
 // value those runs used: the best raw samples as restarts, no redo of the
 // acquisition step, the Titsias bound, the authors' novelty check with one
-// proposal per round, no trust region and a GP fit at every query.
+// proposal per round, no trust region, a GP fit at every query and
+// gp.DefaultMaxIter iterations of a fit from scratch.
 var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)},
-	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}, {"gp-refit", string(GPRefitEvery)}}
+	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}, {"gp-refit", string(GPRefitEvery)},
+	{"gp-iters", strconv.Itoa(gp.DefaultMaxIter)}}
 
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before

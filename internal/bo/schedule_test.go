@@ -238,6 +238,73 @@ func TestGPRefitConfig(t *testing.T) {
 	}
 }
 
+// TestGPIters: --gp-iters bounds each model version's fit from scratch,
+// not the warm refits after it; config.json records it, a resume with
+// another value is refused, and a run made before the setting resumes at
+// the authors' 200.
+func TestGPIters(t *testing.T) {
+	cfg := toyConfig()
+	cfg.GPIters = 0
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "gp-iters") {
+		t.Errorf("gp-iters 0: %v, want an error naming gp-iters", err)
+	}
+	full := reference(t)
+	cfg.GPIters = 2
+	dir := t.TempDir()
+	capped, err := runToy(t, cfg, dir, false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, warm := 0, 0
+	for i, q := range capped.Queries {
+		switch {
+		case q.GP == nil:
+		case !q.GP.Warm && q.GP.Iterations > 2:
+			t.Errorf("query %d: a fit from scratch of %d iterations, want at most 2", i, q.GP.Iterations)
+		case !q.GP.Warm:
+			scratch++
+		case q.GP.Iterations > 2:
+			warm++
+		}
+	}
+	if scratch != len(capped.Versions) || warm == 0 {
+		t.Errorf("%d capped fits from scratch in %d versions and %d warm refits beyond 2 iterations; want one a version and some",
+			scratch, len(capped.Versions), warm)
+	}
+	longer := 0
+	for _, q := range full.Queries {
+		if q.GP != nil && !q.GP.Warm && q.GP.Iterations > 2 {
+			longer++
+		}
+	}
+	if longer == 0 {
+		t.Error("the uncapped run's fits from scratch take at most 2 iterations: the test shows nothing")
+	}
+	m := readConfigFile(t, dir)
+	if m["gp-iters"] != "2" {
+		t.Errorf("config.json records gp-iters %q, want 2", m["gp-iters"])
+	}
+	other := cfg
+	other.GPIters, other.Budget = 200, cfg.Budget+1
+	if _, err := runToy(t, other, dir, true, nil, nil); err == nil || !strings.Contains(err.Error(), `gp-iters: the run has "2", now "200"`) {
+		t.Errorf("resume with another gp-iters: %v, want it refused", err)
+	}
+
+	cfg = toyConfig()
+	cfg.Budget, cfg.SamplesPerModel = 2, 0
+	dir = t.TempDir()
+	if _, err := runToy(t, cfg, dir, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	m = readConfigFile(t, dir)
+	delete(m, "gp-iters") // a run made before the setting
+	writeConfigFile(t, dir, m)
+	cfg.Budget = 3
+	if _, err := runToy(t, cfg, dir, true, nil, nil); err != nil {
+		t.Errorf("resume of a run from before gp-iters at 200: %v", err)
+	}
+}
+
 const keptChildEnv = "BO_TEST_KILL_KEPT_CHILD_DIR"
 
 // TestKillKeptChild is the child process of TestKillAndResumeKeptGP.

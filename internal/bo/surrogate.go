@@ -68,9 +68,12 @@ func (s *surrogate) fit(seed uint64) fitResult {
 	}
 	opts := gp.Options{Inducing: s.cfg.Inducing, Kernel: s.cfg.Kernel, Warp: s.cfg.Warp, Seed: seed, Init: s.last,
 		Approximation: s.cfg.GPObjective, Stop: s.stop}
+	if s.last == nil {
+		opts.MaxIter = s.cfg.GPIters
+	}
 	m, err := fitGP(res.xn, res.yStd, opts)
 	if err != nil && s.last != nil && !errors.Is(err, gp.ErrStopped) {
-		opts.Init = nil
+		opts.Init, opts.MaxIter = nil, s.cfg.GPIters
 		m, err = fitGP(res.xn, res.yStd, opts)
 	}
 	res.dur = time.Since(start)

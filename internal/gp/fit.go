@@ -27,10 +27,8 @@ type Options struct {
 	// inducing points (when it has the same number of them), see
 	// Model.WarmStart; nil fits from scratch. Its input dimension must match.
 	Init *WarmStart
-	// MaxIter bounds the L-BFGS iterations; 0 means 200 from scratch and
-	// 20 when warm-started (a warm refit after one new point moves the
-	// optimum little: at N = 3000, M = 500, d = 25 the objective gains about
-	// 0.6 nats in 20 iterations, 2 in 60; and a BO step has seconds).
+	// MaxIter bounds the L-BFGS iterations; 0 means DefaultMaxIter from
+	// scratch and DefaultWarmIter when warm-started.
 	MaxIter int
 	// FixInducing keeps the k-means (or warm-start) inducing points fixed.
 	FixInducing bool
@@ -47,6 +45,16 @@ type Options struct {
 	// Fit with an error wrapping ErrStopped and it, and no model.
 	Stop func() error
 }
+
+// DefaultMaxIter and DefaultWarmIter are the L-BFGS iterations of a fit
+// from scratch and of a warm-started refit (the authors'). A warm refit after
+// one new point moves the optimum little: at N = 3000, M = 500, d = 25 the
+// objective gains about 0.6 nats in 20 iterations, 2 in 60; and a BO step has
+// seconds.
+const (
+	DefaultMaxIter  = 200
+	DefaultWarmIter = 20
+)
 
 // ErrStopped is wrapped by the error of a fit that Options.Stop ended.
 var ErrStopped = errors.New("gp: fit stopped")
@@ -98,9 +106,9 @@ func Fit(x *mat.Dense, y []float64, opts Options) (*Model, error) {
 	}
 	maxIter := opts.MaxIter
 	if maxIter == 0 {
-		maxIter = 200
+		maxIter = DefaultMaxIter
 		if warm {
-			maxIter = 20
+			maxIter = DefaultWarmIter
 		}
 	}
 	info := FitInfo{Warm: warm}
@@ -130,7 +138,7 @@ func fitWarpInStages(x *mat.Dense, y []float64, opts Options, start time.Time) (
 	}
 	opts.Init = base.WarmStart()
 	if opts.MaxIter == 0 {
-		opts.MaxIter = 200 // a fit from scratch, not a warm refit
+		opts.MaxIter = DefaultMaxIter // a fit from scratch, not a warm refit
 	}
 	m, err := Fit(x, y, opts)
 	if err != nil {
