@@ -16,7 +16,7 @@ import (
 func benchLoopCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "loop",
-		Usage:     "CPU time of runs by stage (retraining, encoding, GP fit, acquisition, decoding, evaluation), from their journals",
+		Usage:     "CPU time of runs by stage (retraining, encoding, featurisation on demand, GP fit, acquisition, decoding, evaluation), from their journals",
 		ArgsUsage: "[more run directories]",
 		Description: "For each run directory (finished or running; journal.jsonl, or journal.jsonl.gz when it has none, a torn\n" +
 			"last line left out) prints its distinct evaluations, queries and CPU seconds, then by stage the wall\n" +
@@ -24,8 +24,10 @@ func benchLoopCommand() *cli.Command {
 			"CPU seconds per distinct evaluation, and a total line. Each journal line holds the CPU time since the\n" +
 			"previous one (cpu_s); a line's CPU time is shared among the stages it timed in proportion to their wall\n" +
 			"time (exact for a retraining's or an evaluation's line), and the CPU time of lines that time nothing\n" +
-			"(stops, jobs) is other. The header says how much CPU time exceeded the timed wall time of its lines\n" +
-			"(untimed work such as a resume's replay, or stages on several threads) and was so shared.",
+			"(stops, jobs) is other. Featurisation on demand (the molecule task's) is measured on its own threads and\n" +
+			"listed as a stage of its own, taken off the retraining's and the encoding's lines first. The header says\n" +
+			"how much CPU time exceeded the timed wall time of its lines (untimed work such as a resume's replay, or\n" +
+			"stages on several threads) and was so shared.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "run-dir", Usage: "run directory (optimize --run-dir); repeat, or name more as arguments"},
 			&cli.BoolFlag{Name: "json", Usage: "write the same as a JSON array, one object a run"},

@@ -19,7 +19,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pvalue import exact_p  # noqa: E402
 
 CHECKPOINTS = (100, 250, 500)
-STAGES = ("retraining", "encoding", "gp_fit", "acquisition", "decoding", "evaluation", "other")
+STAGES = ("retraining", "encoding", "featurisation", "gp_fit", "acquisition", "decoding", "evaluation", "other")
+# A stage listed only where some run has it (summary.json lists featurisation on demand only then).
+OPTIONAL_STAGES = ("featurisation",)
 
 
 def summaries(root):
@@ -59,19 +61,22 @@ def main(a, b):
             cells.append(f"{cell(va)} | {cell(vb)} | {p}")
         print(f"| {m} | {len(ga[m])}, {len(gb[m])} | " + " | ".join(cells) + " |")
     print()
-    print("| method | set | runs with CPU | " + " | ".join(STAGES) + " | total CPU s per evaluation | CPU h per run |")
-    print("|---|---|---|" + "---|" * (len(STAGES) + 2))
+    every = [s for g in (ga, gb) for m in shared for s in g[m]]
+    stages = [st for st in STAGES if st not in OPTIONAL_STAGES or
+              any(x["stage"] == st for s in every for x in s.get("stages") or [])]
+    print("| method | set | runs with CPU | " + " | ".join(stages) + " | total CPU s per evaluation | CPU h per run |")
+    print("|---|---|---|" + "---|" * (len(stages) + 2))
     for m in shared:
         for label, runs in ((la, ga[m]), (lb, gb[m])):
             timed = [s for s in runs if s.get("cpu_s")]
             if not timed:
-                print(f"| {m} | {label} | 0 | " + " | ".join("–" for _ in STAGES) + " | – | – |")
+                print(f"| {m} | {label} | 0 | " + " | ".join("–" for _ in stages) + " | – | – |")
                 continue
             per = lambda st: statistics.mean(
                 next((x["cpu_s_per_evaluation"] for x in s["stages"] if x["stage"] == st), 0) for s in timed)
             total = statistics.mean(s["cpu_s"] / s["distinct_evaluations"] for s in timed)
             hours = statistics.mean(s["cpu_s"] for s in timed) / 3600
-            print(f"| {m} | {label} | {len(timed)} | " + " | ".join(f"{per(st):.2f}" for st in STAGES) +
+            print(f"| {m} | {label} | {len(timed)} | " + " | ".join(f"{per(st):.2f}" for st in stages) +
                   f" | {total:.2f} | {hours:.2f} |")
 
 

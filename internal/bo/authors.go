@@ -134,7 +134,7 @@ func (p *authorsLoop[O]) query() (Query, *Stop, error) {
 	r := p.r
 	start := time.Now()
 	q := Query{Index: len(r.journal.queries), Version: r.version.current}
-	q.Timing.Encode, r.version.encodeSeconds = r.version.encodeSeconds, 0
+	r.version.chargeEncoding(&q.Timing)
 	var obj O
 	var valid bool
 	var err error

@@ -13,20 +13,22 @@ import (
 
 // The stages of LoopCost, in the order it lists them.
 const (
-	StageCostRetrain = "retraining"    // a version's retraining (Version.RetrainSeconds)
-	StageCostEncode  = "encoding"      // the GP subset's encoding (Timing.Encode)
-	StageCostGPFit   = "gp_fit"        // GP fits (Timing.GPFit)
-	StageCostAcq     = "acquisition"   // acquisition maximisations (Timing.Acq)
-	StageCostDecode  = "decoding"      // decodes, perturbations included (Timing.Decode)
-	StageCostEval    = "evaluation"    // the objective (Timing.Eval, Eval.Seconds)
-	StageCostSamples = "prior_samples" // a version's prior samples (Version.SampleSeconds)
-	StageCostOther   = "other"         // untimed work (see LoopCost)
+	StageCostRetrain   = "retraining"    // a version's retraining (Version.RetrainSeconds)
+	StageCostEncode    = "encoding"      // the GP subset's encoding (Timing.Encode)
+	StageCostFeaturise = "featurisation" // on demand, on its own threads (Version.FeaturiseCPU, Timing.FeaturiseCPU; see LoopCost)
+	StageCostGPFit     = "gp_fit"        // GP fits (Timing.GPFit)
+	StageCostAcq       = "acquisition"   // acquisition maximisations (Timing.Acq)
+	StageCostDecode    = "decoding"      // decodes, perturbations included (Timing.Decode)
+	StageCostEval      = "evaluation"    // the objective (Timing.Eval, Eval.Seconds)
+	StageCostSamples   = "prior_samples" // a version's prior samples (Version.SampleSeconds)
+	StageCostOther     = "other"         // untimed work (see LoopCost)
 )
 
 // Indices of the stages in costStageNames.
 const (
 	costStageRetrain = iota
 	costStageEncode
+	costStageFeaturise
 	costStageGPFit
 	costStageAcq
 	costStageDecode
@@ -36,8 +38,8 @@ const (
 	numCostStages
 )
 
-var costStageNames = [numCostStages]string{StageCostRetrain, StageCostEncode, StageCostGPFit, StageCostAcq,
-	StageCostDecode, StageCostEval, StageCostSamples, StageCostOther}
+var costStageNames = [numCostStages]string{StageCostRetrain, StageCostEncode, StageCostFeaturise, StageCostGPFit,
+	StageCostAcq, StageCostDecode, StageCostEval, StageCostSamples, StageCostOther}
 
 // journalGzSuffix names a gzipped journal (a committed run's).
 const journalGzSuffix = ".gz"
@@ -66,6 +68,10 @@ type StageCost struct {
 // of its queries, an evaluation's line the evaluation, a query's line all
 // of these; the part of a query's timed total outside its stages (its
 // bookkeeping) and lines that time nothing (stops, jobs) count as other.
+// Featurisation on demand is measured apart, on its own threads
+// (FeaturiseCPU), and taken off its line before the rest is shared; its
+// wall time is part of the retraining's or the encoding's, so it has none
+// of its own, and it is listed only for a run that featurised something.
 // The CPU time of a line is exact per stage when the line times one stage
 // (retraining, an evaluation), and otherwise assumes that its stages ran at
 // the same CPU rate; CPUBeyondWall says how much of it the rule may have
@@ -193,16 +199,19 @@ func (c *LoopCost) add(recs []record) error {
 	pending := map[int]bool{}
 	for _, rec := range recs {
 		var line [numCostStages]float64
+		var featurise float64 // CPU seconds measured apart
 		switch {
 		case rec.Version != nil:
 			c.Versions++
 			line[costStageRetrain], line[costStageSamples] = rec.Version.RetrainSeconds, rec.Version.SampleSeconds
+			featurise = rec.Version.FeaturiseCPU
 		case rec.Query != nil:
 			if _, dup := queries[rec.Query.Index]; dup {
 				return fmt.Errorf("query %d recorded twice", rec.Query.Index)
 			}
 			queries[rec.Query.Index] = *rec.Query
 			addTiming(&line, rec.Query.Timing, true)
+			featurise = rec.Query.Timing.FeaturiseCPU
 		case rec.Round != nil:
 			for _, q := range rec.Round.Queries {
 				if _, dup := queries[q.Index]; dup {
@@ -210,6 +219,7 @@ func (c *LoopCost) add(recs []record) error {
 				}
 				queries[q.Index] = q
 				addTiming(&line, q.Timing, false)
+				featurise += q.Timing.FeaturiseCPU
 			}
 			for _, i := range rec.Round.Pending {
 				pending[i] = true
@@ -224,11 +234,18 @@ func (c *LoopCost) add(recs []record) error {
 		if rec.CPU > 0 {
 			c.CPULines++
 		}
-		c.CPUBeyondWall += shareCPU(&wall, &cpu, line, rec.CPU)
+		// The featurisation's CPU is its own threads' (at most the line's,
+		// which it is part of); the rest is shared by wall time.
+		featurise = min(max(featurise, 0), rec.CPU)
+		cpu[costStageFeaturise] += featurise
+		c.CPUBeyondWall += shareCPU(&wall, &cpu, line, rec.CPU-featurise)
 	}
 	c.countQueries(queries, pending)
 	c.Total = StageCost{Stage: "total"}
 	for k, name := range costStageNames {
+		if k == costStageFeaturise && cpu[k] == 0 {
+			continue // a run that featurised nothing on demand, or from before it was measured
+		}
 		s := StageCost{Stage: name, Seconds: wall[k], CPU: cpu[k]}
 		c.Total.Seconds += s.Seconds
 		c.Total.CPU += s.CPU

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,6 +272,65 @@ func TestLoopCostShares(t *testing.T) {
 	// second (4 over 2); the query's 1.5 CPU s are under its 3 wall s.
 	if math.Abs(c.Total.CPU-28.25) > tol || math.Abs(c.CPUBeyondWall-8) > tol {
 		t.Errorf("total %v CPU s, %v beyond the wall time, want 28.25 and 8", c.Total.CPU, c.CPUBeyondWall)
+	}
+}
+
+// TestLoopCostFeaturisation: featurisation on demand, measured on its own
+// threads, takes its CPU time off the retraining's and the encoding's lines
+// (at most the line's), the rest shared by wall time; a run without it
+// lists no such stage.
+func TestLoopCostFeaturisation(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"version":{"version":0,"file":"model-v0/model.pt","points":10,"epochs":1,"retrain_s":4,"featurise_cpu_s":6},"cpu_s":10}`,
+		`{"round":{"start":0,"version":0,"queries":[` +
+			`{"i":0,"version":0,"z":[0],"object":"a","valid":true,"score":0,"incumbent":0,"acq":0,"ei":0,"timing":{"encode":1,"featurise_cpu":1,"gp_fit":1,"total":0}}` +
+			`],"pending":[0]},"cpu_s":3}`,
+		`{"eval":{"i":0,"score":1,"eval_s":1},"cpu_s":0.5}`,
+		`{"version":{"version":1,"file":"model-v1/model.pt","points":11,"epochs":1,"retrain_s":2,"featurise_cpu_s":5},"cpu_s":4}`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := bo.ReadLoopCost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Version 0: 6 of its 10 CPU s featurised, 4 retrained. The round: 1 of
+	// 3 featurised, 2 over encode 1 and gp_fit 1. Version 1: its 5
+	// featurised CPU s are more than the line's 4 (clock granularity,
+	// threads still ending): all 4 featurised.
+	want := map[string][2]float64{ // stage: wall s, CPU s
+		bo.StageCostRetrain: {6, 4}, bo.StageCostFeaturise: {0, 6 + 1 + 4},
+		bo.StageCostEncode: {1, 1}, bo.StageCostGPFit: {1, 1}, bo.StageCostEval: {1, 0.5},
+	}
+	const tol = 1e-12 // sums and differences of short binary fractions
+	for stage, w := range want {
+		s := costStage(t, c, stage)
+		if math.Abs(s.Seconds-w[0]) > tol || math.Abs(s.CPU-w[1]) > tol {
+			t.Errorf("%s: %v wall s, %v CPU s, want %v, %v", stage, s.Seconds, s.CPU, w[0], w[1])
+		}
+	}
+	if math.Abs(c.Total.CPU-17.5) > tol {
+		t.Errorf("total %v CPU s, want the lines' 17.5", c.Total.CPU)
+	}
+	if i := slices.IndexFunc(c.Stages, func(s bo.StageCost) bool { return s.Stage == bo.StageCostFeaturise }); i != 2 {
+		t.Errorf("featurisation is stage %d of %v, want the third, after encoding", i, c.Stages)
+	}
+
+	lines[0] = strings.Replace(lines[0], `,"featurise_cpu_s":6`, "", 1)
+	lines[1] = strings.Replace(lines[1], `"featurise_cpu":1,`, "", 1)
+	lines[3] = strings.Replace(lines[3], `,"featurise_cpu_s":5`, "", 1)
+	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = bo.ReadLoopCost(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Stages {
+		if s.Stage == bo.StageCostFeaturise {
+			t.Errorf("a run without featurisation on demand lists it: %+v", s)
+		}
 	}
 }
 

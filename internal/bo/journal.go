@@ -135,6 +135,9 @@ type Timing struct {
 	Decode float64 `json:"decode,omitempty"`
 	// Eval is the black-box evaluation.
 	Eval float64 `json:"eval,omitempty"`
+	// FeaturiseCPU is the CPU seconds of the examples made on demand for
+	// the encoding (FeaturiseCPU; part of Encode's wall time).
+	FeaturiseCPU float64 `json:"featurise_cpu,omitempty"`
 	// Total is the query's wall time, bookkeeping included.
 	Total float64 `json:"total"`
 }
@@ -157,6 +160,9 @@ type Version struct {
 	// the prior samples.
 	RetrainSeconds float64 `json:"retrain_s"`
 	SampleSeconds  float64 `json:"sample_s,omitempty"`
+	// FeaturiseCPU is the CPU seconds of the examples made on demand for
+	// the retraining, on threads of their own (FeaturiseCPU).
+	FeaturiseCPU float64 `json:"featurise_cpu_s,omitempty"`
 	// Losses are the retraining's mean losses by name, as the model
 	// reports them (absent without retraining).
 	Losses map[string]float64 `json:"losses,omitempty"`

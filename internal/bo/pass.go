@@ -62,7 +62,7 @@ func (b *roundBuilder[O]) acquirePass(slots []slot) ([]passPoint, *Stop, error) 
 		b.attempt++
 		if a == 0 {
 			q.GP, q.GPKept, q.Timing.GPFit = b.gpRec, b.gpKept, b.fit.dur.Seconds()
-			q.Timing.Encode, r.version.encodeSeconds = r.version.encodeSeconds, 0
+			r.version.chargeEncoding(&q.Timing)
 		}
 		z, u, stop, err := b.acquire(&q, a)
 		if err != nil || stop != nil {

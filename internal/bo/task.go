@@ -58,6 +58,18 @@ type Model[O any] interface {
 	Load(path string) error
 }
 
+// FeaturiseCPU is implemented by a Model that makes its examples on demand
+// on threads of its own, often beside the retraining (the molecule task's
+// featurisation): FeaturiseCPU returns the CPU seconds that work has taken
+// so far. The journal records it apart from the retraining and encoding
+// it served (Version.FeaturiseCPU, Timing.FeaturiseCPU), and LoopCost
+// reports it as a stage of its own, so that a run's first versions, which
+// featurise what a full featurisation would have made beforehand, are not
+// read as the retraining's cost.
+type FeaturiseCPU interface {
+	FeaturiseCPU() float64
+}
+
 // PointwiseDecoder is implemented by a Model whose decoding costs about the
 // same per point however many points share a call, and whose objects depend
 // neither on the seed nor on the other points of the call (the molecule

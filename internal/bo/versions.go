@@ -33,8 +33,16 @@ type versionState struct {
 	// clampNoted is 1 + the model version whose fits' clamped targets were
 	// noted (noteClamped); 0 for none.
 	clampNoted int
-	// encodeSeconds is the encoding time to charge to the next query.
-	encodeSeconds float64
+	// encodeSeconds is the encoding time to charge to the next query,
+	// encodeFeaturiseCPU the CPU time of the featurisation it needed.
+	encodeSeconds, encodeFeaturiseCPU float64
+}
+
+// chargeEncoding charges the version's encoding to the timing of its
+// first query (or round) and clears it.
+func (s *versionState) chargeEncoding(t *Timing) {
+	t.Encode, t.FeaturiseCPU = s.encodeSeconds, s.encodeFeaturiseCPU
+	s.encodeSeconds, s.encodeFeaturiseCPU = 0, 0
 }
 
 // begin makes v, whose first query has index first, the current version.
@@ -58,7 +66,7 @@ func (r *runner[O]) newVersion() error {
 		epochs = r.cfg.InitialRetrainEpochs
 	}
 	rec := Version{Version: v, File: versionFile(v), Points: r.data.Len(), Epochs: epochs}
-	start := time.Now()
+	start, featurised := time.Now(), r.featuriseCPU()
 	if epochs > 0 || r.cfg.Strategy != StrategyPrior {
 		idx, err := r.acceptedData(r.data.Len())
 		if err != nil {
@@ -74,7 +82,7 @@ func (r *runner[O]) newVersion() error {
 			rec.Losses = finiteMap(losses)
 		}
 	}
-	rec.RetrainSeconds = time.Since(start).Seconds()
+	rec.RetrainSeconds, rec.FeaturiseCPU = time.Since(start).Seconds(), r.featuriseCPU()-featurised
 	if err := r.saveModel(v); err != nil {
 		return err
 	}
@@ -181,6 +189,15 @@ func (r *runner[O]) rebuildVersion(rec Version) error {
 	return r.saveModel(rec.Version)
 }
 
+// featuriseCPU returns the model's featurisation CPU seconds so far
+// (FeaturiseCPU; 0 for a model without it).
+func (r *runner[O]) featuriseCPU() float64 {
+	if f, ok := r.vae.(FeaturiseCPU); ok {
+		return f.FeaturiseCPU()
+	}
+	return 0
+}
+
 // retrain retrains the model on the data points idx, weighted by rank
 // among them, to make version v.
 func (r *runner[O]) retrain(idx []int, epochs float64, v int) (map[string]float64, error) {
@@ -272,7 +289,7 @@ func (r *runner[O]) samplePrior(rec *Version) error {
 // so that the warm-start chain is exactly as it was before a resume.
 func (r *runner[O]) prepareSurrogate() error {
 	r.progress(StageEncode, nil)
-	start := time.Now()
+	start, featurised := time.Now(), r.featuriseCPU()
 	// The points are those of the data as they were when the version was
 	// made, also when queries of the version were replayed from the journal.
 	// Objects the model does not accept cannot be encoded and are left out.
@@ -299,7 +316,7 @@ func (r *runner[O]) prepareSurrogate() error {
 		return fmt.Errorf("bo: encode the latent points of version %d: %w", r.version.current, err)
 	}
 	r.surrogate.reset(x, u)
-	r.version.encodeSeconds = time.Since(start).Seconds()
+	r.version.encodeSeconds, r.version.encodeFeaturiseCPU = time.Since(start).Seconds(), r.featuriseCPU()-featurised
 	refit := r.cfg.Strategy == StrategyBO
 	if last, ok := r.policy.lastFit(); ok && refit && r.restoreWarm(last) {
 		refit = false

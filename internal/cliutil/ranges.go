@@ -121,6 +121,7 @@ var flagRanges = map[string]Range{
 	"eval-timeout":           AtLeast(0).With("0: none"),
 	"evaluations":            AtLeast(1),
 	"evaluators":             AtLeast(0).With("0: q"),
+	"gp-iters":               AtLeast(1),
 	"grad-clip":              AtLeast(0),
 	"hidden":                 AtLeast(1),
 	"inducing":               AtLeast(0).With("0: an exact GP"),

@@ -256,6 +256,15 @@ func gateBatch[E any](ctx context.Context, mat func([]E) ([]E, error), aug model
 	}
 }
 
+// FeaturiseCPU returns the CPU seconds of the task's featurisation on
+// demand so far (Spec.FeaturiseCPU; 0 without one): bo.FeaturiseCPU.
+func (m *Model[O, E]) FeaturiseCPU() float64 {
+	if m.d.s.FeaturiseCPU == nil {
+		return 0
+	}
+	return m.d.s.FeaturiseCPU()
+}
+
 // Save writes the model's weights (VAE and target predictor).
 func (m *Model[O, E]) Save(path string) error { return m.tr.SaveWeights(path) }
 

@@ -287,6 +287,13 @@ type Spec[O, E any] struct {
 	// it has ended. What Materialise returns does not depend on it, only
 	// when. Optional.
 	Prefetch func(batches [][]E) (stop func())
+	// FeaturiseCPU, when set with Materialise, returns the CPU seconds
+	// that Materialise, MaterialiseEncoder and Prefetch have spent so far
+	// (the molecule task's featurisation on demand): work on threads of
+	// their own, which the loop's journal reports apart from the
+	// retraining and encoding that it runs beside (bo.FeaturiseCPU).
+	// Optional.
+	FeaturiseCPU func() float64
 	// Flush, when set, writes what Materialise made and has not written
 	// yet (the molecule task's featurisation cache), so that a resumed or
 	// later run finds it. Optimize calls it when the run ends, a normal end,

@@ -184,6 +184,15 @@ func (b *binding) flush() error {
 	return nil
 }
 
+// featuriseCPU returns the CPU seconds of the featurisation on demand so
+// far (lazyCache.CPUSeconds; 0 without it).
+func (b *binding) featuriseCPU() float64 {
+	if lazy := b.onDemand(); lazy != nil {
+		return lazy.CPUSeconds()
+	}
+	return 0
+}
+
 // onDemand returns the data set's featurisation on demand, or nil.
 func (b *binding) onDemand() *lazyCache {
 	b.mu.Lock()

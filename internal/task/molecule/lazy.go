@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/tlbo-native/tlbo-native/internal/rusage"
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
 )
 
@@ -96,6 +98,9 @@ type lazyCache struct {
 	// (materialiseEncoder), by position.
 	encoder  map[int]Cached
 	progress featuriseProgress
+	// cpuNanos is the CPU time of the featurisations made so far, on
+	// whichever threads made them (CPUSeconds).
+	cpuNanos atomic.Int64
 }
 
 // openLazy reads what the cache under root holds of smiles: whole shards
@@ -229,7 +234,7 @@ func (c *lazyCache) materialiseEncoder(ex []jtvae.Example) ([]jtvae.Example, err
 	c.mu.Unlock()
 	made := make([]Cached, len(want))
 	forEach(nil, c.workers, len(want), func(k int) {
-		made[k] = packCached(c.f.FeaturiseEncoder(c.smiles[want[k]]))
+		c.timed(func() { made[k] = packCached(c.f.FeaturiseEncoder(c.smiles[want[k]])) })
 		c.progress.add(c.log, time.Now())
 	})
 	c.mu.Lock()
@@ -327,7 +332,7 @@ func (c *lazyCache) makeClaimed(ctx context.Context, mine []int) error {
 	made := make([]Cached, len(mine))
 	finished := make([]bool, len(mine))
 	err := forEach(ctx, c.workers, len(mine), func(k int) {
-		made[k], finished[k] = packCached(c.f.Featurise(c.smiles[mine[k]])), true
+		c.timed(func() { made[k], finished[k] = packCached(c.f.Featurise(c.smiles[mine[k]])), true })
 		c.progress.add(c.log, time.Now())
 	})
 	c.mu.Lock()
@@ -518,3 +523,16 @@ func labelled(f *Featuriser, clusters string, memo map[string]error) error {
 	}
 	return nil
 }
+
+// timed runs a featurisation and adds its thread's CPU time to the cache's.
+func (c *lazyCache) timed(featurise func()) {
+	if s := rusage.ThreadCPU(featurise); s > 0 {
+		c.cpuNanos.Add(int64(s * 1e9))
+	}
+}
+
+// CPUSeconds returns the CPU time of the featurisations made on demand so
+// far (whole molecules and the encoder's trees and graphs): they run on
+// worker threads, often while the network trains, so the loop's stages
+// cannot time them.
+func (c *lazyCache) CPUSeconds() float64 { return float64(c.cpuNanos.Load()) / 1e9 }

@@ -82,7 +82,7 @@ func TestOnDemandSameQueries(t *testing.T) {
 	ckpt := tinyNetwork(t, small, data)
 
 	b, tk := newTask()
-	run := func(mode string) (*bo.Result, string) {
+	run := func(mode string) (*bo.Result, string, string) {
 		cache := filepath.Join(t.TempDir(), "cache")
 		env := testEnv(t, false, task.Values{optMolecules: data, optCacheDir: cache, optFeaturise: mode, optWorkers: 2})
 		cfg := Defaults.Config()
@@ -90,17 +90,18 @@ func TestOnDemandSameQueries(t *testing.T) {
 		cfg.RawSamples, cfg.Restarts, cfg.Seed = 32, 4, 3
 		cfg.InitialRetrainEpochs, cfg.RetrainEpochs = 0.5, 0.5
 		elbo, _ := models.ParseELBO("lbo")
+		runDir := filepath.Join(t.TempDir(), "run")
 		res, err := tk.Optimize(env, task.OptimizeRequest{
 			Model:   task.ModelRequest{Path: ckpt, ELBO: elbo, LR: 1e-3, BatchSize: 16, GradClip: 20},
 			Config:  cfg,
-			Options: bo.Options{Dir: filepath.Join(t.TempDir(), "run")},
+			Options: bo.Options{Dir: runDir},
 		})
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, env.Stderr.(*bytes.Buffer))
 		}
-		return res, cache
+		return res, cache, runDir
 	}
-	lazyRes, lazyCache := run(FeaturiseOnDemand)
+	lazyRes, lazyCache, lazyDir := run(FeaturiseOnDemand)
 	lazy := b.onDemand()
 	if lazy == nil {
 		t.Fatal("the on-demand run bound no lazy cache")
@@ -110,7 +111,14 @@ func TestOnDemandSameQueries(t *testing.T) {
 	if made == 0 || made >= len(lazy.smiles) {
 		t.Errorf("on demand: %d of %d molecules made, want some but not all", made, len(lazy.smiles))
 	}
-	fullRes, _ := run(FeaturiseFull)
+	featurised := featurisationCPU(t, lazyDir)
+	if !(featurised > 0) || featurised > lazy.CPUSeconds() {
+		t.Errorf("on demand: the journal reports %v CPU s of featurisation, the cache measured %v", featurised, lazy.CPUSeconds())
+	}
+	fullRes, _, fullDir := run(FeaturiseFull)
+	if s := featurisationCPU(t, fullDir); s != 0 {
+		t.Errorf("after the full featurisation the journal reports %v CPU s of featurisation on demand", s)
+	}
 
 	if len(lazyRes.Queries) != len(fullRes.Queries) || len(lazyRes.Queries) == 0 {
 		t.Fatalf("%d queries on demand, %d after the full featurisation", len(lazyRes.Queries), len(fullRes.Queries))
@@ -130,6 +138,22 @@ func TestOnDemandSameQueries(t *testing.T) {
 	if len(parts) == 0 {
 		t.Errorf("the on-demand run left no part file in %s", lazyCache)
 	}
+}
+
+// featurisationCPU returns the CPU seconds of featurisation on demand that
+// the run's journal reports (bo.LoopCost's stage; 0 without it).
+func featurisationCPU(t *testing.T, dir string) float64 {
+	t.Helper()
+	c, err := bo.ReadLoopCost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Stages {
+		if s.Stage == bo.StageCostFeaturise {
+			return s.CPU
+		}
+	}
+	return 0
 }
 
 // tinyNetwork pretrains a JT-VAE of hidden size 16 over the vocabulary file

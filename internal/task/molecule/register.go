@@ -119,6 +119,7 @@ func (b *binding) spec() task.Spec[string, jtvae.Example] {
 		MaterialiseEncoder: b.materialiseEncoder,
 		Prefetch:           b.prefetch,
 		Flush:              b.flush,
+		FeaturiseCPU:       b.featuriseCPU,
 		Bind:               b.bind,
 		NewNetwork:         newNetwork,
 		Decode:             b.decode,
