@@ -78,7 +78,7 @@ func optimizeFlags(t task.Task) []cli.Flag {
 		&cli.StringFlag{Name: "gp-refit", Value: string(d.GPRefit), Usage: "when the GP's hyperparameters and inducing points are fitted: " +
 			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
 			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
-			"every stays the default until an ablation shows the others are not worse"},
+			"auto is the default since its ablation (docs/experiment section 2e); every is the authors' schedule, for fidelity runs"},
 		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: "L-BFGS iterations of a GP fit from scratch (each model version's first fit; " +
 			"the warm refits after it take 20)"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
