@@ -11,9 +11,10 @@
 //	    retrain the model on the data with rank weights, save model-v<v>
 //	    encode the N_best best and N_rand random points with the encoder mean
 //	    for up to r queries:                       (inner loop)
-//	        fit the GP (from scratch on the first query of a version,
-//	        warm-started after; or, under a GPRefit schedule other than
-//	        every, keep the last fit and condition it on the new points),
+//	        fit the GP from scratch on the first query of a version; after
+//	        it, under GPRefitAuto (the default), keep the last fit and
+//	        condition it on the new points until it goes stale, or refit
+//	        it, warm-started, at every query (GPRefitEvery, the authors'),
 //	        maximise EI or log-EI in the latent box,
 //	        decode, perturb until the object is new, evaluate, append
 //	        to the journal, the data and the GP's training set
