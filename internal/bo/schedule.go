@@ -66,6 +66,22 @@ func (g GPRefit) interval() (int, error) {
 	return n, nil
 }
 
+// describe says when the GP is fitted under g, in words, for a run's log:
+// the schedule is a run's setting whose default changed, and the log is
+// where a user reads what the run does.
+func (g GPRefit) describe(iters int) string {
+	start := fmt.Sprintf("the GP is fitted from scratch (up to %d iterations) when a model version starts", iters)
+	switch g {
+	case GPRefitEvery:
+		return start + ", then again, warm, at every query or round (--gp-refit every, the authors' schedule)"
+	case GPRefitAuto:
+		return start + ", then again, warm, only when the points added since its fit are not predicted as it says " +
+			"(--gp-refit auto); between fits each point joins its posterior exactly"
+	}
+	return start + fmt.Sprintf(", then again, warm, every %s evaluations (--gp-refit %s); between fits each point "+
+		"joins its posterior exactly", g, g)
+}
+
 // Staleness check of GPRefitAuto: refit once at least autoMinPoints points
 // were conditioned on since the last fit and the sum of their squared
 // standardised predictive residuals exceeds the 1 - autoP quantile of

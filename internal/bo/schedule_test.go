@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,6 +303,35 @@ func TestGPIters(t *testing.T) {
 	cfg.Budget = 3
 	if _, err := runToy(t, cfg, dir, true, nil, nil); err != nil {
 		t.Errorf("resume of a run from before gp-iters at 200: %v", err)
+	}
+}
+
+// TestGPRefitLogged: a BO run's log says when its GP is fitted, under
+// each schedule, with its iterations from scratch, once: not again when it
+// is resumed.
+func TestGPRefitLogged(t *testing.T) {
+	for refit, want := range map[bo.GPRefit]string{bo.GPRefitEvery: "at every query or round (--gp-refit every",
+		bo.GPRefitAuto: "only when the points added since its fit are not predicted as it says (--gp-refit auto)",
+		"7":            "every 7 evaluations (--gp-refit 7)"} {
+		cfg := toyConfig()
+		cfg.GPRefit, cfg.GPIters, cfg.Budget, cfg.SamplesPerModel = refit, 30, 1, 0
+		var lines []string
+		logf := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
+		dir := t.TempDir()
+		if _, err := runToy(t, cfg, dir, false, nil, logf); err != nil {
+			t.Fatal(err)
+		}
+		said := func(l string) bool { return strings.Contains(l, want) && strings.Contains(l, "up to 30 iterations") }
+		if !slices.ContainsFunc(lines, said) {
+			t.Errorf("--gp-refit %s: the log says %q, want a line with %q and the 30 iterations", refit, lines, want)
+		}
+		lines, cfg.Budget = nil, 2
+		if _, err := runToy(t, cfg, dir, true, nil, logf); err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(lines, said) {
+			t.Errorf("--gp-refit %s: a resume says it again: %q", refit, lines)
+		}
 	}
 }
 
