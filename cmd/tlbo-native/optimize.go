@@ -19,6 +19,7 @@ import (
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
 	"github.com/tlbo-native/tlbo-native/internal/cliutil"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"github.com/tlbo-native/tlbo-native/internal/task"
 )
 
@@ -79,8 +80,8 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
 			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
 			"auto is the default since its ablation (docs/experiment section 2e); every is the authors' schedule, for fidelity runs"},
-		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: "L-BFGS iterations of a GP fit from scratch (each model version's first fit; " +
-			"the warm refits after it take 20)"},
+		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: fmt.Sprintf("L-BFGS iterations of a GP fit from scratch (each model version's first fit; "+
+			"the warm refits after it take %d)", gp.DefaultWarmIter)},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},

@@ -15,29 +15,19 @@ With two groups (split by "--") it also prints the exact two-sided permutation p
 U of the counts with mid-ranks (pvalue.py's), a run that never reached the threshold ranking after
 every run that did (a censored count: tied with the others that did not).
 """
-import json
 import os
 import sys
 
-import numpy
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pvalue import exact_p  # noqa: E402
-from summarize import best_after  # noqa: E402
+from summarize import best_after, read_run  # noqa: E402
 
 
 def evaluations_to(run, threshold, with_start):
     """The distinct evaluations the run needed to reach threshold (None if never) and how many it made."""
-    with open(os.path.join(run, "config.json")) as f:
-        maximize = json.load(f).get("maximize") == "true"
-    better = max if maximize else min
-    with numpy.load(os.path.join(run, "results.npz")) as r:
-        start = float(r["initial_best"][0])
-        points = [str(p) for p in r["opt_points"]]
-        scores = [float(s) for s in r["opt_point_properties"]]
-        known = [int(k) for k in r["opt_known"]] if "opt_known" in r.files else [0] * len(scores)
+    better, start, points, scores, known = read_run(run)
     curve, _ = best_after(points, scores, known, better)
-    reached = (lambda v: v >= threshold) if maximize else (lambda v: v <= threshold)
+    reached = (lambda v: v >= threshold) if better is max else (lambda v: v <= threshold)
     if with_start and reached(start):
         return 0, len(curve)
     for n, best in enumerate(curve, 1):

@@ -55,8 +55,8 @@ def main(n, pairs):
         ga, gb = summaries(set_a), summaries(set_b)
         for m in sorted(set(ga) & set(gb)):
             maximize = ga[m][0]["maximize"]
-            va = [best_after(s, n) if n != "end" else s["best"] for s in ga[m]]
-            vb = [best_after(s, n) if n != "end" else s["best"] for s in gb[m]]
+            at = (lambda s: s["best"]) if n == "end" else (lambda s: best_after(s, n))
+            va, vb = [at(s) for s in ga[m]], [at(s) for s in gb[m]]
             if None in va or None in vb:
                 sys.exit(f"{m}: a run without a best after {n} distinct evaluations")
             quality = (lambda v: v) if maximize else (lambda v: -v)

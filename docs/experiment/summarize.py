@@ -70,10 +70,9 @@ def best_after(points, scores, known, better):
     return curve, best
 
 
-def run_summary(run):
-    """Returns a run's counts (queries, distinct, known), its best after each checkpoint (missing
-    where the run evaluated fewer distinct objects), its best at the end, the time per stage and
-    its starting best."""
+def read_run(run):
+    """Returns a run's direction (max or min, from config.json), its starting best and its queries'
+    points, scores and known flags (results.npz)."""
     with open(os.path.join(run, "config.json")) as f:
         better = max if json.load(f).get("maximize") == "true" else min
     with numpy.load(os.path.join(run, "results.npz")) as r:
@@ -84,6 +83,14 @@ def run_summary(run):
     if not len(points) == len(scores) == len(known):
         sys.exit(f"{run}/results.npz: {len(points)} opt_points, {len(scores)} opt_point_properties, "
                  f"{len(known)} opt_known")
+    return better, start, points, scores, known
+
+
+def run_summary(run):
+    """Returns a run's counts (queries, distinct, known), its best after each checkpoint (missing
+    where the run evaluated fewer distinct objects), its best at the end, the time per stage and
+    its starting best."""
+    better, start, points, scores, known = read_run(run)
     curve, end = best_after(points, scores, known, better)
     at = {c: curve[c - 1] for c in CHECKPOINTS if c <= len(curve)}
     summary = os.path.join(run, "summary.json")  # `tlbo-native summarize RUN` writes it from the journal
