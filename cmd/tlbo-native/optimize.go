@@ -82,6 +82,9 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"auto is the default since its ablation (docs/experiment section 2e); every is the authors' schedule, for fidelity runs"},
 		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: fmt.Sprintf("L-BFGS iterations of a GP fit from scratch (each model version's first fit; "+
 			"the warm refits after it take %d)", gp.DefaultWarmIter)},
+		&cli.StringFlag{Name: "gp-inducing", Value: string(d.GPInducing), Usage: "between fits (--gp-refit auto or N): keep the fit's inducing points (fixed), " +
+			"or make each new point that they leave unexplained an inducing point as it joins the posterior (grow: no variance floor at observed points; " +
+			"Titsias objective only)"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
@@ -139,6 +142,9 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 		return cfg, err
 	}
 	if cfg.GPRefit, err = bo.ParseGPRefit(c.String("gp-refit")); err != nil {
+		return cfg, err
+	}
+	if cfg.GPInducing, err = bo.ParseGPInducing(c.String("gp-inducing")); err != nil {
 		return cfg, err
 	}
 	if cfg.RestartSelection, err = bo.ParseRestartSelection(c.String("restart-selection")); err != nil {

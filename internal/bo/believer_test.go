@@ -49,7 +49,7 @@ func TestBelieverConditionsAsItRebuilds(t *testing.T) {
 	}{{10, gp.Titsias}, {10, gp.FITC}, {0, ""}} {
 		t.Run(fmt.Sprintf("inducing %d %s", c.inducing, c.approx), func(t *testing.T) {
 			f := believerFit(t, c.inducing, c.approx)
-			rebuild, cond := newBeliever(f, true), newBeliever(f, false)
+			rebuild, cond := newBeliever(f, true, GPInducingFixed), newBeliever(f, false, GPInducingFixed)
 			steps := []func(b *believer) error{
 				func(b *believer) error {
 					return b.add([]float64{0.2, 0.4, 0.6}, b.mean([]float64{0.2, 0.4, 0.6}), false)

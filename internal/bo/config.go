@@ -3,6 +3,7 @@ package bo
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,11 +31,21 @@ const (
 
 // ParseStrategy returns the strategy named s; the error names the flag.
 func ParseStrategy(s string) (Strategy, error) {
-	switch v := Strategy(s); v {
-	case StrategyBO, StrategyRandom, StrategyPrior:
-		return v, nil
+	return parseChoice("strategy", s, StrategyBO, StrategyRandom, StrategyPrior)
+}
+
+// parseChoice returns s as a T when it is one of choices; the error names
+// the flag and the choices.
+func parseChoice[T ~string](flag, s string, choices ...T) (T, error) {
+	if slices.Contains(choices, T(s)) {
+		return T(s), nil
 	}
-	return "", fmt.Errorf("--strategy %q: want bo, random or prior", s)
+	names := make([]string, len(choices))
+	for i, c := range choices {
+		names[i] = string(c)
+	}
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return "", fmt.Errorf("--%s %q: want %s", flag, s, want)
 }
 
 // RandomDraws bounds the draws of one random-search query: after this many
@@ -61,11 +72,7 @@ const (
 
 // ParseRepeats returns the policy named s; the error names the flag.
 func ParseRepeats(s string) (Repeats, error) {
-	switch v := Repeats(s); v {
-	case RepeatsSkip, RepeatsAuthors:
-		return v, nil
-	}
-	return "", fmt.Errorf("--repeats %q: want skip or authors", s)
+	return parseChoice("repeats", s, RepeatsSkip, RepeatsAuthors)
 }
 
 // ParseAcq returns the acquisition function named s (acq.ParseKind's
@@ -145,6 +152,11 @@ type Config struct {
 	// model version's first; gp.DefaultMaxIter, the authors'); the warm
 	// refits after it take gp.DefaultWarmIter.
 	GPIters int
+	// GPInducing says whether, between fits (a GPRefit other than every),
+	// points that the inducing points leave unexplained become inducing
+	// points as they join the posterior (GPInducingGrow) or not
+	// (GPInducingFixed, the default, as runs made before the setting).
+	GPInducing GPInducing
 	// Warp learns a Kumaraswamy input warping with the GP (--warp; W-LBO is
 	// LBO's objective with it).
 	Warp bool
@@ -238,6 +250,7 @@ func DefaultConfig() Config {
 		GPObjective:      gp.Titsias,
 		GPRefit:          GPRefitAuto,
 		GPIters:          gp.DefaultMaxIter,
+		GPInducing:       GPInducingFixed,
 		Acq:              acq.KindEI,
 		BestQuantile:     0.9,
 		RawSamples:       acq.DefaultRawSamples,
@@ -299,6 +312,12 @@ func (c Config) Validate() error {
 		return bad("gp-refit", strconv.Quote(string(c.GPRefit)), `"every", "auto" or a positive integer`)
 	case c.GPIters < 1:
 		return bad("gp-iters", c.GPIters, ">= 1")
+	case c.GPInducing != GPInducingFixed && c.GPInducing != GPInducingGrow:
+		return bad("gp-inducing", strconv.Quote(string(c.GPInducing)), `"fixed" or "grow"`)
+	case c.GPInducing == GPInducingGrow && c.GPRefit == GPRefitEvery:
+		return bad("gp-inducing", `"grow"`, `"fixed" under gp-refit "every", which fits at every query and so keeps no GP between fits`)
+	case c.GPInducing == GPInducingGrow && c.GPObjective != gp.Titsias:
+		return bad("gp-inducing", `"grow"`, `"fixed" under gp-objective "fitc" (a new inducing point changes every point's FITC variance)`)
 	case !loopAcq(c.Acq):
 		return bad("acq", strconv.Quote(c.Acq.String()), `"ei" or "logei"`)
 	case !(c.BestQuantile >= 0 && c.BestQuantile <= 1):
@@ -366,6 +385,7 @@ func (c Config) Fields() []Field {
 		{"gp-objective", string(c.GPObjective)},
 		{"gp-refit", string(c.GPRefit)},
 		{"gp-iters", i(c.GPIters)},
+		{"gp-inducing", string(c.GPInducing)},
 		{"warp", strconv.FormatBool(c.Warp)},
 		{"acq", c.Acq.String()},
 		{"best-quantile", f(c.BestQuantile)},
@@ -422,10 +442,11 @@ var resumable = map[string]bool{"budget": true}
 // value those runs used: the best raw samples as restarts, no redo of the
 // acquisition step, the Titsias bound, the authors' novelty check with one
 // proposal per round, no trust region, a GP fit at every query and
-// gp.DefaultMaxIter iterations of a fit from scratch.
+// gp.DefaultMaxIter iterations of a fit from scratch, inducing points fixed
+// between fits.
 var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"novelty-redo", "0"}, {"gp-objective", string(gp.Titsias)},
 	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}, {"gp-refit", string(GPRefitEvery)},
-	{"gp-iters", strconv.Itoa(gp.DefaultMaxIter)}}
+	{"gp-iters", strconv.Itoa(gp.DefaultMaxIter)}, {"gp-inducing", string(GPInducingFixed)}}
 
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before

@@ -131,7 +131,7 @@ func (b *roundBuilder[O]) proposeBO() (*Stop, error) {
 		r.logf("warning: query %d: GP fit failed (%v); proposing random points of the latent box for this round, "+
 			"not the acquisition's maximisers", b.start+1, f.err)
 	} else {
-		b.bel = newBeliever(f, r.cfg.GPRefit == GPRefitEvery)
+		b.bel = newBeliever(f, r.cfg.GPRefit == GPRefitEvery, r.cfg.GPInducing)
 		if err := b.conditionOnRunning(); err != nil {
 			return nil, err
 		}

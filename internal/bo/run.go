@@ -132,7 +132,7 @@ func Run[O any](cfg Config, task Task[O], model Model[O], data Data[O], opts Opt
 	defer r.journal.file.close()
 	if cfg.Strategy == StrategyBO && len(r.journal.versions) == 0 {
 		// Once, when the run starts (not at every resume or ask).
-		r.logf("%s", cfg.GPRefit.describe(cfg.GPIters))
+		r.logf("%s", cfg.GPRefit.describe(cfg.GPIters, cfg.GPInducing))
 	}
 	if err := r.policy.loop(); err != nil {
 		return r.result(), err

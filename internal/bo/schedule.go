@@ -69,17 +69,60 @@ func (g GPRefit) interval() (int, error) {
 // describe says when the GP is fitted under g, in words, for a run's log:
 // the schedule is a run's setting whose default changed, and the log is
 // where a user reads what the run does.
-func (g GPRefit) describe(iters int) string {
+func (g GPRefit) describe(iters int, inducing GPInducing) string {
 	start := fmt.Sprintf("the GP is fitted from scratch (up to %d iterations) when a model version starts", iters)
 	switch g {
 	case GPRefitEvery:
 		return start + ", then again, warm, at every query or round (--gp-refit every, the authors' schedule)"
 	case GPRefitAuto:
 		return start + ", then again, warm, only when the points added since its fit are not predicted as it says " +
-			"(--gp-refit auto); between fits each point joins its posterior exactly"
+			"(--gp-refit auto); between fits each point joins its posterior exactly" + inducing.describe()
 	}
 	return start + fmt.Sprintf(", then again, warm, every %s evaluations (--gp-refit %s); between fits each point "+
-		"joins its posterior exactly", g, g)
+		"joins its posterior exactly", g, g) + inducing.describe()
+}
+
+// describe completes GPRefit.describe for a schedule other than every.
+func (g GPInducing) describe() string {
+	if g == GPInducingGrow {
+		return ", and becomes an inducing point if the fit's leave it unexplained (--gp-inducing grow)"
+	}
+	return ""
+}
+
+// GPInducing says what happens to the inducing points between two fits
+// of a schedule other than GPRefitEvery (--gp-inducing).
+//
+// Under GPInducingFixed they stay the fit's, and the Titsias posterior's
+// variance at a point cannot fall below the share of its prior variance
+// that they leave unexplained (s - q(x)), however often the point is
+// observed: the acquisition can keep returning to observed points far
+// from every inducing point (under every, each warm refit moves the
+// inducing points toward the data instead). Under GPInducingGrow such a
+// point becomes an inducing point as it joins the posterior
+// (gp.Model.ConditionGrow with gp.DefaultGrowTol), for the points of the
+// loop and the believer's known scores and fantasies alike; the next fit
+// starts again from the fit's inducing points (its warm start).
+type GPInducing string
+
+const (
+	// GPInducingFixed keeps the fit's inducing points between fits.
+	GPInducingFixed GPInducing = "fixed"
+	// GPInducingGrow adds the points they leave unexplained.
+	GPInducingGrow GPInducing = "grow"
+)
+
+// ParseGPInducing returns the setting named s; the error names the flag.
+func ParseGPInducing(s string) (GPInducing, error) {
+	return parseChoice("gp-inducing", s, GPInducingFixed, GPInducingGrow)
+}
+
+// condition returns m conditioned on the points as g says.
+func (g GPInducing) condition(m *gp.Model, x [][]float64, y []float64) (*gp.Model, error) {
+	if g == GPInducingGrow {
+		return m.ConditionGrow(x, y, gp.DefaultGrowTol)
+	}
+	return m.Condition(x, y)
 }
 
 // Staleness check of GPRefitAuto: refit once at least autoMinPoints points
@@ -192,7 +235,7 @@ func (s *surrogate) catchUp() error {
 		k.f.nz.TransformVec(u, s.x[k.n])
 		y := k.f.st.Transform([]float64{s.u[k.n]})[0]
 		mean, variance := k.f.model.Predict(u)
-		m, err := k.f.model.Condition([][]float64{u}, []float64{y})
+		m, err := s.cfg.GPInducing.condition(k.f.model, [][]float64{u}, []float64{y})
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ var refitReference = map[string]*bo.Result{}
 
 func refitRun(t *testing.T, cfg bo.Config) *bo.Result {
 	t.Helper()
-	key := fmt.Sprintf("%s/%s/%d", cfg.GPRefit, cfg.Repeats, cfg.Q)
+	key := fmt.Sprintf("%s/%s/%d/%s", cfg.GPRefit, cfg.Repeats, cfg.Q, cfg.GPInducing)
 	if res, ok := refitReference[key]; ok {
 		return res
 	}
@@ -112,23 +112,28 @@ func TestGPRefitSchedules(t *testing.T) {
 // TestGPRefitResume: a run under --gp-refit 5 or auto crashed between two
 // fits (and at a version's first fit) resumes to the uninterrupted run's
 // queries, with GPWarmFile (no fit replayed) and without it (the version's
-// fits replayed), for the rounds of q = 1 and q = 4 and the authors' loop.
+// fits replayed), for the rounds of q = 1 and q = 4 and the authors' loop,
+// with the inducing points fixed or growing between fits.
 func TestGPRefitResume(t *testing.T) {
 	for _, c := range []struct {
-		refit   bo.GPRefit
-		repeats bo.Repeats
-		q       int
-		at      []int // evaluations at which the run crashes (5 prior samples a version first)
+		refit    bo.GPRefit
+		repeats  bo.Repeats
+		q        int
+		inducing bo.GPInducing
+		at       []int // evaluations at which the run crashes (5 prior samples a version first)
 	}{
-		{"5", bo.RepeatsSkip, 1, []int{5 + 1, 5 + 3, 5 + 10 + 5 + 8}},
-		{bo.GPRefitAuto, bo.RepeatsSkip, 1, []int{5 + 4, 5 + 10 + 5 + 7}},
-		{"5", bo.RepeatsSkip, 4, []int{5 + 6, 5 + 10 + 5 + 3}},
-		{"5", bo.RepeatsAuthors, 1, []int{5 + 3, 5 + 10 + 5 + 9}},
+		{"5", bo.RepeatsSkip, 1, bo.GPInducingFixed, []int{5 + 1, 5 + 3, 5 + 10 + 5 + 8}},
+		{bo.GPRefitAuto, bo.RepeatsSkip, 1, bo.GPInducingFixed, []int{5 + 4, 5 + 10 + 5 + 7}},
+		{"5", bo.RepeatsSkip, 4, bo.GPInducingFixed, []int{5 + 6, 5 + 10 + 5 + 3}},
+		{"5", bo.RepeatsAuthors, 1, bo.GPInducingFixed, []int{5 + 3, 5 + 10 + 5 + 9}},
+		{bo.GPRefitAuto, bo.RepeatsSkip, 1, bo.GPInducingGrow, []int{5 + 4, 5 + 10 + 5 + 7}},
+		{"5", bo.RepeatsSkip, 4, bo.GPInducingGrow, []int{5 + 6, 5 + 10 + 5 + 3}},
 	} {
 		cfg := refitConfig(c.refit, c.repeats, c.q)
+		cfg.GPInducing = c.inducing
 		for _, at := range c.at {
 			for _, keep := range []bool{true, false} {
-				t.Run(fmt.Sprintf("%s/%s/q%d/at%d/warm-file-%v", c.refit, c.repeats, c.q, at, keep), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/q%d/%s/at%d/warm-file-%v", c.refit, c.repeats, c.q, c.inducing, at, keep), func(t *testing.T) {
 					want := refitRun(t, cfg)
 					dir := t.TempDir()
 					crashRun(t, cfg, dir, at)
@@ -303,6 +308,93 @@ func TestGPIters(t *testing.T) {
 	cfg.Budget = 3
 	if _, err := runToy(t, cfg, dir, true, nil, nil); err != nil {
 		t.Errorf("resume of a run from before gp-iters at 200: %v", err)
+	}
+}
+
+// TestGPInducing: --gp-inducing is validated naming the field (grow with
+// the every schedule or the FITC objective is refused), recorded in
+// config.json, refused at a resume with the other value, and a run from
+// before the setting resumes with fixed; growing the inducing points
+// changes the proposals of auto and of a numeric schedule, for q = 1 and
+// rounds of q = 4, and the run says it grows them.
+func TestGPInducing(t *testing.T) {
+	for _, c := range []struct {
+		inducing bo.GPInducing
+		refit    bo.GPRefit
+		fitc     bool
+		want     string
+	}{
+		{"sometimes", bo.GPRefitAuto, false, `gp-inducing is "sometimes"`},
+		{"", bo.GPRefitAuto, false, `gp-inducing is ""`},
+		{bo.GPInducingGrow, bo.GPRefitEvery, false, `under gp-refit "every"`},
+		{bo.GPInducingGrow, bo.GPRefitAuto, true, `under gp-objective "fitc"`},
+	} {
+		cfg := refitConfig(c.refit, bo.RepeatsSkip, 1)
+		cfg.GPInducing = c.inducing
+		if c.fitc {
+			cfg.GPObjective = "fitc"
+		}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("gp-inducing %q, gp-refit %s, fitc %v: %v, want an error containing %s", c.inducing, c.refit, c.fitc, err, c.want)
+		}
+	}
+	if _, err := bo.ParseGPInducing("grown"); err == nil || !strings.Contains(err.Error(), "--gp-inducing") {
+		t.Errorf("ParseGPInducing(grown): %v, want an error naming --gp-inducing", err)
+	}
+
+	for _, c := range []struct {
+		refit bo.GPRefit
+		q     int
+	}{{bo.GPRefitAuto, 1}, {"5", 4}} {
+		fixed := refitRun(t, refitConfig(c.refit, bo.RepeatsSkip, c.q))
+		cfg := refitConfig(c.refit, bo.RepeatsSkip, c.q)
+		cfg.GPInducing = bo.GPInducingGrow
+		var lines []string
+		logf := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
+		dir := t.TempDir()
+		grown, err := runToy(t, cfg, dir, false, nil, logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grown.Evaluated != cfg.Budget {
+			t.Errorf("%s/q%d: %d evaluations, want %d", c.refit, c.q, grown.Evaluated, cfg.Budget)
+		}
+		differ := len(grown.Queries) != len(fixed.Queries)
+		for i := 0; !differ && i < len(grown.Queries); i++ {
+			differ = !slices.Equal(grown.Queries[i].Z, fixed.Queries[i].Z)
+		}
+		if !differ {
+			t.Errorf("%s/q%d: growing the inducing points changed no query", c.refit, c.q)
+		}
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "(--gp-inducing grow)") }) {
+			t.Errorf("%s/q%d: the log does not say that the inducing points grow: %q", c.refit, c.q, lines)
+		}
+		m := readConfigFile(t, dir)
+		if m["gp-inducing"] != "grow" {
+			t.Errorf("config.json records gp-inducing %q, want grow", m["gp-inducing"])
+		}
+		other := cfg
+		other.GPInducing, other.Budget = bo.GPInducingFixed, cfg.Budget+1
+		if _, err := runToy(t, other, dir, true, nil, nil); err == nil || !strings.Contains(err.Error(), `gp-inducing: the run has "grow", now "fixed"`) {
+			t.Errorf("resume with gp-inducing fixed: %v, want it refused", err)
+		}
+	}
+
+	cfg := refitConfig(bo.GPRefitAuto, bo.RepeatsSkip, 1)
+	cfg.Budget, cfg.SamplesPerModel = 2, 0
+	dir := t.TempDir()
+	if _, err := runToy(t, cfg, dir, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := readConfigFile(t, dir)
+	if m["gp-inducing"] != "fixed" {
+		t.Errorf("config.json records gp-inducing %q by default, want fixed", m["gp-inducing"])
+	}
+	delete(m, "gp-inducing") // a run made before the setting
+	writeConfigFile(t, dir, m)
+	cfg.Budget = 3
+	if _, err := runToy(t, cfg, dir, true, nil, nil); err != nil {
+		t.Errorf("resume of a run from before gp-inducing as fixed: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -26,7 +27,24 @@ type conditioning struct {
 	linv  blas64.General // sparse: L⁻¹ (lower; shared, never written); exact: empty
 	fitc  bool
 	noise float64 // σ²
-	jit   float64 // exact: the jitter the factorisation added to the diagonal
+	jit   float64 // exact: the jitter the factorisation added to the diagonal;
+	// Titsias: K_uu's beyond baseJitter
+
+	// Titsias only (nil otherwise), for ConditionGrow: the scaled inputs of
+	// every point the posterior holds (N x d, row after row), their squared
+	// norms and residuals y - μ. Slices shared between a model and those
+	// conditioned from it: appends go through slices.Clip, never in place.
+	xs, xsSq, r []float64
+}
+
+// keepData records, for a Titsias posterior, the scaled inputs xh (N x d),
+// their squared norms, the residuals r and K_uu's extra jitter, which
+// adding an inducing point needs (ConditionGrow).
+func (cd *conditioning) keepData(xh blas64.General, xhSq, r []float64, kuuJit float64) {
+	cd.xs = append([]float64(nil), denseRows(xh)...)
+	cd.xsSq = append([]float64(nil), xhSq[:xh.Rows]...)
+	cd.r = append([]float64(nil), r[:xh.Rows]...)
+	cd.jit = kuuJit
 }
 
 // sparseConditioning returns the sparse GP's conditioning state from the
@@ -90,6 +108,11 @@ func cholFromLower(l blas64.General) *mat.Cholesky {
 // Cholesky factor of K + σ²I is bordered with the point's row: O(N²) a
 // point, against O(N³).
 func (m *Model) Condition(x [][]float64, y []float64) (*Model, error) {
+	return m.condition(x, y, -1)
+}
+
+// condition is Condition, and ConditionGrow when tol >= 0.
+func (m *Model) condition(x [][]float64, y []float64, tol float64) (*Model, error) {
 	if len(x) != len(y) {
 		return nil, fmt.Errorf("gp: condition on %d inputs and %d targets", len(x), len(y))
 	}
@@ -108,6 +131,10 @@ func (m *Model) Condition(x [][]float64, y []float64) (*Model, error) {
 	if m.post.cond == nil {
 		return nil, errors.New("gp: condition: the model holds no factors to condition (not made by New or Fit)")
 	}
+	grow := tol >= 0 && m.inducing != nil
+	if grow && (m.approx != Titsias || m.post.cond.xs == nil) {
+		return nil, fmt.Errorf("gp: growing the inducing points needs the Titsias posterior, not %s", m.approx)
+	}
 	if len(x) == 0 {
 		return m, nil
 	}
@@ -116,9 +143,12 @@ func (m *Model) Condition(x [][]float64, y []float64) (*Model, error) {
 	for i, row := range x {
 		m.scale(row, xh, nil)
 		var err error
-		if out.inducing != nil {
+		if grow {
+			err = out.growInducing(row, xh, tol)
+		}
+		if err == nil && out.inducing != nil {
 			err = out.addSparse(xh, y[i])
-		} else {
+		} else if err == nil {
 			err = out.addExact(xh, y[i])
 		}
 		if err != nil {
@@ -206,6 +236,11 @@ func (m *Model) addSparse(xh []float64, y float64) error {
 	mm := p.c.Rows
 	blas64.Syr(1/gamma, vec(u.RawVector().Data), blas64.Symmetric{Uplo: blas.Upper, N: mm, Stride: p.c.Stride, Data: p.c.Data})
 	symmetrizeFromUpper(p.c)
+	if cd.xs != nil {
+		cd.xs = append(slices.Clip(cd.xs), xh...)
+		cd.xsSq = append(slices.Clip(cd.xsSq), blas64.Dot(vec(xh), vec(xh)))
+		cd.r = append(slices.Clip(cd.r), r)
+	}
 	return nil
 }
 

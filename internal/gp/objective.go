@@ -54,6 +54,7 @@ type workspace struct {
 	zhSq            []float64
 	kc, kap, g      blas64.General // N x M (or N x N) correlations, κ, adjoint
 	kuu, kapuu, l   blas64.General // M x M correlations, κ, Cholesky factor
+	kuuJit          float64        // the jitter K_uu's factorisation added beyond baseJitter
 	linv            blas64.General // inverse of the Cholesky factor
 	t, lb, y1, y2   blas64.General
 	b, c, v         []float64
@@ -270,6 +271,7 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	blas64.Trsv(blas.Trans, L, vec(w.v))
 	if post != nil {
 		post.cond = sparseConditioning(w.l, w.lb, w.c, w.linv, false, sig2)
+		post.cond.keepData(w.xh, w.xhSq, w.r, w.kuuJit)
 	}
 	// Y1 = L⁻ᵀ (I - B⁻¹) L⁻¹ = K_uu⁻¹ - P⁻¹, also the predictive matrix.
 	if err := cholInverse(w.lb); err != nil {

@@ -57,7 +57,7 @@ func (o *Objective) sparseKernels(h Hyper, z []float64, wantGrad bool) (zg, kap,
 	}
 	w.l = reshape(w.l, m, m)
 	copy(w.l.Data, w.kuu.Data)
-	if _, err := cholesky(w.l, "K_uu (inducing-point covariance)"); err != nil {
+	if w.kuuJit, err = cholesky(w.l, "K_uu (inducing-point covariance)"); err != nil {
 		return zg, kap, kapuu, err
 	}
 	// L⁻¹ explicitly: triangular products run faster than triangular solves
