@@ -25,14 +25,14 @@ import (
 // join by gp.Model.Condition (O(M²) a point), the same posterior to
 // rounding.
 type believer struct {
-	fit     fitResult
-	rebuild bool        // GPRefitEvery: gp.New on all the points
-	grow    GPInducing  // otherwise: how the points join (Condition or ConditionGrow)
-	n0      int         // points of the round's GP (fit.model)
-	xs      [][]float64 // the points added since, in the unit box
-	ys      []float64   // their standardised targets
-	real    []float64   // standardised real observations, for the incumbent
-	model   *gp.Model
+	fit      fitResult
+	rebuild  bool        // GPRefitEvery: gp.New on all the points
+	inducing GPInducing  // otherwise: how the points join (Condition or ConditionGrow)
+	n0       int         // points of the round's GP (fit.model)
+	xs       [][]float64 // the points added since, in the unit box
+	ys       []float64   // their standardised targets
+	real     []float64   // standardised real observations, for the incumbent
+	model    *gp.Model
 }
 
 // newBeliever starts from a successful fit, or the kept GP of a schedule
@@ -40,12 +40,12 @@ type believer struct {
 // join as inducing says.
 func newBeliever(f fitResult, rebuild bool, inducing GPInducing) *believer {
 	return &believer{
-		fit:     f,
-		rebuild: rebuild,
-		grow:    inducing,
-		n0:      f.model.Points(),
-		real:    append([]float64(nil), f.yStd...),
-		model:   f.model,
+		fit:      f,
+		rebuild:  rebuild,
+		inducing: inducing,
+		n0:       f.model.Points(),
+		real:     append([]float64(nil), f.yStd...),
+		model:    f.model,
 	}
 }
 
@@ -96,9 +96,9 @@ func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, rea
 	case b.rebuild:
 		m, err = b.rebuilt(allX, allY)
 	case len(set) > 0: // targets changed: condition the round's GP anew
-		m, err = b.grow.condition(b.fit.model, allX, allY)
+		m, err = b.inducing.condition(b.fit.model, allX, allY)
 	default:
-		m, err = b.grow.condition(b.model, xs, ys)
+		m, err = b.inducing.condition(b.model, xs, ys)
 	}
 	if err != nil {
 		return fmt.Errorf("condition the GP on %d points: %w", b.n0+len(allY), err)

@@ -191,6 +191,15 @@ func (p *posterior) crossCov(k Kernel, xh []float64) ([]float64, float64) {
 	return kc, xSq
 }
 
+// explained returns l = L⁻¹k and q = kᵀ K_uu⁻¹ k = |l|² for the covariances
+// k of a point with the inducing points, as the objectives compute q: the
+// part of the point's prior variance s that the inducing points explain.
+func (cd *conditioning) explained(k []float64) (l []float64, q float64) {
+	l = append([]float64(nil), k...)
+	blas64.Trmv(blas.NoTrans, lower(cd.linv), vec(l))
+	return l, blas64.Dot(vec(l), vec(l))
+}
+
 // addSparse conditions the sparse posterior on target y at the scaled
 // input xh, in place.
 func (m *Model) addSparse(xh []float64, y float64) error {
@@ -198,10 +207,7 @@ func (m *Model) addSparse(xh []float64, y float64) error {
 	cd := p.cond
 	s, sig2 := p.s, cd.noise
 	k, _ := p.crossCov(m.kernel, xh)
-	// q = kᵀ K_uu⁻¹ k = |L⁻¹k|², as the objectives compute it.
-	a := append([]float64(nil), k...)
-	blas64.Trmv(blas.NoTrans, lower(cd.linv), vec(a))
-	q := blas64.Dot(vec(a), vec(a))
+	_, q := cd.explained(k)
 	lam := sig2
 	if cd.fitc {
 		lam += math.Max(s-q, 0)

@@ -56,9 +56,7 @@ func (m *Model) growInducing(raw, xh []float64, tol float64) error {
 	mm, d := p.centres.Rows, p.centres.Cols
 	ku, xSq := p.crossCov(m.kernel, xh)
 	// l = L⁻¹k_u, q = |l|², w = L⁻ᵀl = K_uu⁻¹k_u.
-	l := append([]float64(nil), ku...)
-	blas64.Trmv(blas.NoTrans, lower(cd.linv), vec(l))
-	q := blas64.Dot(vec(l), vec(l))
+	l, q := cd.explained(ku)
 	if s-q <= tol*s {
 		return nil
 	}

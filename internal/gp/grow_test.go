@@ -108,19 +108,7 @@ func (m *Model) residualShare(x []float64) float64 {
 	xh := make([]float64, m.Dim())
 	m.scale(x, xh, nil)
 	k, _ := m.post.crossCov(m.kernel, xh)
-	l := append([]float64(nil), k...)
-	lm := m.post.cond.linv
-	for i := range l {
-		s := 0.0
-		for j := 0; j <= i; j++ {
-			s += lm.Data[i*lm.Stride+j] * k[j]
-		}
-		l[i] = s
-	}
-	q := 0.0
-	for _, v := range l {
-		q += v * v
-	}
+	_, q := m.post.cond.explained(k)
 	return (m.post.s - q) / m.post.s
 }
 
