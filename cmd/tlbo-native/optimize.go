@@ -295,6 +295,8 @@ var notKept = map[string]bool{"run-dir": true, "resume": true, "help": true}
 // value than the run's is taken as given: bo.Run refuses it, naming both
 // values, when it changes the run's configuration (--budget may: it extends
 // or ends the run), and side settings (--threads, --top) simply change.
+// The settings whose default has changed that are still left out then take
+// the run's recorded values (recordedDefaults).
 func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 	given := map[string]string{}
 	defined := map[string]bool{}
@@ -336,7 +338,35 @@ func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 		}
 		given[name] = kept[name]
 	}
+	if err := recordedDefaults(c, dir, given, defined); err != nil {
+		return nil, err
+	}
 	return given, nil
+}
+
+// recordedDefaults sets, on --resume, the settings whose default has
+// changed (bo.RecordedDefaults: --gp-refit, --repeats, ...) that neither
+// the command line nor the run's kept flags give to the run's own values
+// from its config.json, so that a run made under an older default resumes
+// as it was made instead of being refused as a change. They are not kept
+// as given flags: the run's config.json already records them.
+func recordedDefaults(c *cli.Context, dir string, given map[string]string, defined map[string]bool) error {
+	recorded, err := bo.RecordedDefaults(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // stopped before the run began: a new run's defaults
+	}
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(recorded)) {
+		if _, ok := given[name]; ok || !defined[name] {
+			continue
+		}
+		if err := c.Set(name, recorded[name]); err != nil {
+			return fmt.Errorf("--resume: the run's %s %q (%s): %w", name, recorded[name], filepath.Join(dir, bo.ConfigFile), err)
+		}
+	}
+	return nil
 }
 
 // printSummary prints a finished run's best objects and writes

@@ -320,3 +320,66 @@ func TestWarmStartsDefaultAndLegacyResume(t *testing.T) {
 		t.Errorf("the resumed legacy run records warm-starts %q, want none (off)", w)
 	}
 }
+
+// TestResumeKeepsRecordedDefaults: a run made under an older default of a
+// setting (here --gp-refit every and --repeats authors, given by no flag
+// it kept) resumes with its own values when the resume does not name them,
+// whether its config.json records them or predates them; naming another
+// value is still refused.
+func TestResumeKeepsRecordedDefaults(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	run := filepath.Join(dir, "old-default")
+	if err := runCLI("optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
+		"--retrain-epochs", "0", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
+		"--raw-samples", "64", "--restarts", "4", "--decode-attempts", "2", "--seed", "3", "--run-dir", run,
+		"--gp-refit", "every", "--repeats", "authors"); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(file string, drop ...string) {
+		t.Helper()
+		path := filepath.Join(run, file)
+		var m map[string]string
+		if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range drop {
+			delete(m, k)
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded := func() map[string]string {
+		t.Helper()
+		var m map[string]string
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, bo.ConfigFile))), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// As a run made when every and authors were the defaults: no flag kept.
+	edit(bo.FlagsFile, "gp-refit", "repeats")
+	if err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "3"); err != nil {
+		t.Fatalf("resume of a run made under the old defaults: %v", err)
+	}
+	if m := recorded(); m["gp-refit"] != "every" || m["repeats"] != "authors" {
+		t.Errorf("the resumed run records gp-refit %q and repeats %q, want every and authors", m["gp-refit"], m["repeats"])
+	}
+	// As a run made before gp-refit existed: config.json lacks it.
+	edit(bo.FlagsFile, "gp-refit", "repeats")
+	edit(bo.ConfigFile, "gp-refit")
+	if err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "4"); err != nil {
+		t.Fatalf("resume of a run made before gp-refit: %v", err)
+	}
+	if m := recorded(); m["gp-refit"] != "every" {
+		t.Errorf("the resumed legacy run records gp-refit %q, want every", m["gp-refit"])
+	}
+	err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "5", "--gp-refit", "auto")
+	if want := `gp-refit: the run has "every", now "auto"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("resume naming another schedule: %v, want an error containing %s", err, want)
+	}
+}

@@ -448,6 +448,31 @@ var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"nove
 	{"repeats", string(RepeatsAuthors)}, {"q", "1"}, {"trust-region", "false"}, {"gp-refit", string(GPRefitEvery)},
 	{"gp-iters", strconv.Itoa(gp.DefaultMaxIter)}, {"gp-inducing", string(GPInducingFixed)}}
 
+// RecordedDefaults returns the values that the run in dir was made with of
+// the settings whose default for a new run has changed since runs were
+// first made (legacyFields' names): its config.json's, completed with
+// legacyFields' for a run made before a setting existed. A resume that is
+// not given one of these settings takes the run's value, not today's
+// default, so that a run made under an older default resumes as it was
+// made. The error wraps fs.ErrNotExist when dir holds no config.json.
+func RecordedDefaults(dir string) (map[string]string, error) {
+	stored, err := ReadConfigFields(dir)
+	if err != nil {
+		return nil, err
+	}
+	changed := make(map[string]bool, len(legacyFields))
+	for _, f := range legacyFields {
+		changed[f.Name] = true
+	}
+	out := make(map[string]string, len(legacyFields))
+	for _, f := range upgradeFields(stored) {
+		if changed[f.Name] {
+			out[f.Name] = f.Value
+		}
+	}
+	return out, nil
+}
+
 // upgradeFields completes the stored fields of a run made before some
 // settings existed with the values that run used; a run from before
 // restart-selection also has its strategy "random" renamed "prior" (it
