@@ -82,9 +82,10 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"auto is the default since its ablation (docs/experiment section 2e); every is the authors' schedule, for fidelity runs"},
 		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: fmt.Sprintf("L-BFGS iterations of a GP fit from scratch (each model version's first fit; "+
 			"the warm refits after it take %d)", gp.DefaultWarmIter)},
-		&cli.StringFlag{Name: "gp-inducing", Value: string(d.GPInducing), Usage: "between fits (--gp-refit auto or N): keep the fit's inducing points (fixed), " +
+		&cli.StringFlag{Name: "gp-inducing", Usage: "between fits (--gp-refit auto or N): keep the fit's inducing points (fixed), " +
 			"or make each new point that they leave unexplained an inducing point as it joins the posterior (grow: no variance floor at observed points; " +
-			"Titsias objective only)"},
+			"Titsias objective only; the default since its ablation, docs/experiment section 2f)",
+			DefaultText: "grow, or fixed with --gp-refit every or --gp-objective fitc; on --resume the run's own, fixed for a run made before the setting"},
 		&cli.Float64Flag{Name: "best-quantile", Value: d.BestQuantile, Usage: "EI incumbent: quantile of the targets"},
 		&cli.Float64Flag{Name: "tau", Usage: "stop an inner loop when the maximal EI is below tau (0: never)"},
 		&cli.IntFlag{Name: "raw-samples", Value: d.RawSamples, Usage: "acquisition: random points scored"},
@@ -144,8 +145,11 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	if cfg.GPRefit, err = bo.ParseGPRefit(c.String("gp-refit")); err != nil {
 		return cfg, err
 	}
-	if cfg.GPInducing, err = bo.ParseGPInducing(c.String("gp-inducing")); err != nil {
-		return cfg, err
+	cfg.GPInducing = cfg.DefaultGPInducing()
+	if c.IsSet("gp-inducing") {
+		if cfg.GPInducing, err = bo.ParseGPInducing(c.String("gp-inducing")); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.RestartSelection, err = bo.ParseRestartSelection(c.String("restart-selection")); err != nil {
 		return cfg, err

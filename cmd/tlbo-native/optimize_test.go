@@ -270,20 +270,11 @@ func TestWarmStartsDefaultAndLegacyResume(t *testing.T) {
 	data, dir, vae := tinyExpressionVAE(t)
 	start := func(run string, more ...string) {
 		t.Helper()
-		args := append([]string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
-			"--retrain-epochs", "0", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
-			"--raw-samples", "64", "--restarts", "4", "--decode-attempts", "2", "--seed", "3", "--run-dir", run}, more...)
-		if err := runCLI(args...); err != nil {
-			t.Fatal(err)
-		}
+		startTinyRun(t, data, vae, run, append([]string{"--inducing", "0"}, more...)...)
 	}
 	warmStarts := func(run string) string {
 		t.Helper()
-		var m map[string]string
-		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, bo.ConfigFile))), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m["warm-starts"]
+		return runFields(t, filepath.Join(run, bo.ConfigFile))["warm-starts"]
 	}
 
 	run := filepath.Join(dir, "new")
@@ -297,19 +288,7 @@ func TestWarmStartsDefaultAndLegacyResume(t *testing.T) {
 
 	legacy := filepath.Join(dir, "legacy")
 	start(legacy, "--warm-starts", "0")
-	flagsPath := filepath.Join(legacy, bo.FlagsFile)
-	var flags map[string]string
-	if err := json.Unmarshal([]byte(readFile(t, flagsPath)), &flags); err != nil {
-		t.Fatal(err)
-	}
-	delete(flags, "warm-starts") // as a run made before the default kept it
-	b, err := json.Marshal(flags)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(flagsPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFields(t, filepath.Join(legacy, bo.FlagsFile), "warm-starts") // as a run made before the default kept it
 	if w := warmStarts(legacy); w != "" {
 		t.Fatalf("a run with --warm-starts 0 records warm-starts %q, want none", w)
 	}
@@ -329,37 +308,14 @@ func TestWarmStartsDefaultAndLegacyResume(t *testing.T) {
 func TestResumeKeepsRecordedDefaults(t *testing.T) {
 	data, dir, vae := tinyExpressionVAE(t)
 	run := filepath.Join(dir, "old-default")
-	if err := runCLI("optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
-		"--retrain-epochs", "0", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10", "--inducing", "0",
-		"--raw-samples", "64", "--restarts", "4", "--decode-attempts", "2", "--seed", "3", "--run-dir", run,
-		"--gp-refit", "every", "--repeats", "authors"); err != nil {
-		t.Fatal(err)
-	}
+	startTinyRun(t, data, vae, run, "--inducing", "0", "--gp-refit", "every", "--repeats", "authors")
 	edit := func(file string, drop ...string) {
 		t.Helper()
-		path := filepath.Join(run, file)
-		var m map[string]string
-		if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range drop {
-			delete(m, k)
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dropFields(t, filepath.Join(run, file), drop...)
 	}
 	recorded := func() map[string]string {
 		t.Helper()
-		var m map[string]string
-		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, bo.ConfigFile))), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
+		return runFields(t, filepath.Join(run, bo.ConfigFile))
 	}
 	// As a run made when every and authors were the defaults: no flag kept.
 	edit(bo.FlagsFile, "gp-refit", "repeats")
@@ -381,5 +337,86 @@ func TestResumeKeepsRecordedDefaults(t *testing.T) {
 	err := runCLI("optimize", "--resume", "--run-dir", run, "--budget", "5", "--gp-refit", "auto")
 	if want := `gp-refit: the run has "every", now "auto"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("resume naming another schedule: %v, want an error containing %s", err, want)
+	}
+}
+
+// TestGPInducingDefault: a new run grows its inducing points between fits
+// unless its schedule or objective allows only fixed ones, and a run made
+// with fixed ones (the default before) resumes with them.
+func TestGPInducingDefault(t *testing.T) {
+	data, dir, vae := tinyExpressionVAE(t)
+	inducing := func(run string) string {
+		t.Helper()
+		return runFields(t, filepath.Join(run, bo.ConfigFile))["gp-inducing"]
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default", nil, "grow"},
+		{"every", []string{"--gp-refit", "every"}, "fixed"},
+		{"fitc", []string{"--gp-objective", "fitc"}, "fixed"},
+		{"given", []string{"--gp-inducing", "fixed"}, "fixed"},
+	} {
+		run := filepath.Join(dir, c.name)
+		startTinyRun(t, data, vae, run, append([]string{"--inducing", "8"}, c.args...)...)
+		if got := inducing(run); got != c.want {
+			t.Errorf("%s: config.json records gp-inducing %q, want %q", c.name, got, c.want)
+		}
+	}
+	err := runCLI("optimize", "--vae", vae, "--data-dir", data, "--budget", "1", "--gp-refit", "every", "--gp-inducing", "grow",
+		"--run-dir", filepath.Join(dir, "refused"))
+	if err == nil || !strings.Contains(err.Error(), "gp-inducing") {
+		t.Errorf("--gp-refit every --gp-inducing grow: %v, want an error naming gp-inducing", err)
+	}
+
+	// A run made when fixed was the default keeps no --gp-inducing flag.
+	old := filepath.Join(dir, "given")
+	dropFields(t, filepath.Join(old, bo.FlagsFile), "gp-inducing")
+	if err := runCLI("optimize", "--resume", "--run-dir", old, "--budget", "3"); err != nil {
+		t.Fatalf("resume of a run made with fixed inducing points: %v", err)
+	}
+	if got := inducing(old); got != "fixed" {
+		t.Errorf("the resumed run records gp-inducing %q, want fixed", got)
+	}
+}
+
+// startTinyRun starts a two-evaluation expression run on tinyExpressionVAE's
+// network and data in run, with more flags.
+func startTinyRun(t *testing.T, data, vae, run string, more ...string) {
+	t.Helper()
+	args := append([]string{"optimize", "--vae", vae, "--data-dir", data, "--budget", "2", "--retrain-every", "2",
+		"--retrain-epochs", "0", "--initial-retrain-epochs", "0", "--n-best", "30", "--n-rand", "10",
+		"--raw-samples", "64", "--restarts", "4", "--decode-attempts", "2", "--seed", "3", "--run-dir", run}, more...)
+	if err := runCLI(args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runFields reads a run's config.json or flags.json (a flat object of strings).
+func runFields(t *testing.T, path string) map[string]string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// dropFields removes names from a run's config.json or flags.json, as a run
+// made before they were recorded.
+func dropFields(t *testing.T, path string, names ...string) {
+	t.Helper()
+	m := runFields(t, path)
+	for _, k := range names {
+		delete(m, k)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
