@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -163,8 +162,9 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
 	cfg.Warp, cfg.BestQuantile, cfg.GPIters = warp, c.Float64("best-quantile"), c.Int("gp-iters")
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
-	if cfg.WarmStarts, err = warmStarts(c, cfg); err != nil {
-		return cfg, err
+	cfg.WarmStarts = cfg.DefaultWarmStarts()
+	if c.IsSet("warm-starts") { // given, kept by the run, or recorded (recordedDefaults)
+		cfg.WarmStarts = c.Int("warm-starts")
 	}
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
@@ -173,35 +173,6 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 		Successes: c.Int("tr-successes"), Failures: c.Int("tr-failures")}
 	cfg.SamplesPerModel, cfg.LabelledFraction, cfg.Seed = c.Int("samples-per-model"), c.Float64("labelled-fraction"), c.Uint64("seed")
 	return cfg, cfg.Validate()
-}
-
-// warmStarts returns --warm-starts when given (or kept by the run), else
-// on --resume the run's own from its config.json (none: 0, a run made
-// before warm starts were the default), else a new run's default for cfg's
-// strategy, repeats and restarts (bo.Config.DefaultWarmStarts).
-func warmStarts(c *cli.Context, cfg bo.Config) (int, error) {
-	if c.IsSet("warm-starts") {
-		return c.Int("warm-starts"), nil
-	}
-	if !c.Bool("resume") {
-		return cfg.DefaultWarmStarts(), nil
-	}
-	stored, err := bo.ReadConfigFields(c.String("run-dir"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return cfg.DefaultWarmStarts(), nil // stopped before the run began
-	}
-	if err != nil {
-		return 0, fmt.Errorf("--resume: %w", err)
-	}
-	i := slices.IndexFunc(stored, func(f bo.Field) bool { return f.Name == "warm-starts" })
-	if i < 0 {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(stored[i].Value)
-	if err != nil {
-		return 0, fmt.Errorf("--resume: %s: warm-starts %q: want an integer", filepath.Join(c.String("run-dir"), bo.ConfigFile), stored[i].Value)
-	}
-	return n, nil
 }
 
 func optimizeAction(c *cli.Context, t task.Task) error {
@@ -349,7 +320,7 @@ func resumeFlags(c *cli.Context, dir string) (map[string]string, error) {
 }
 
 // recordedDefaults sets, on --resume, the settings whose default has
-// changed (bo.RecordedDefaults: --gp-refit, --repeats, ...) that neither
+// changed (bo.RecordedDefaults: --gp-refit, --repeats, --warm-starts, ...) that neither
 // the command line nor the run's kept flags give to the run's own values
 // from its config.json, so that a run made under an older default resumes
 // as it was made instead of being refused as a change. They are not kept

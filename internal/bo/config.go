@@ -466,23 +466,24 @@ var legacyFields = []Field{{"restart-selection", string(acq.SelectBest)}, {"nove
 
 // RecordedDefaults returns the values that the run in dir was made with of
 // the settings whose default for a new run has changed since runs were
-// first made (legacyFields' names): its config.json's, completed with
-// legacyFields' for a run made before a setting existed. A resume that is
-// not given one of these settings takes the run's value, not today's
-// default, so that a run made under an older default resumes as it was
-// made. The error wraps fs.ErrNotExist when dir holds no config.json.
+// first made (legacyFields' names, and warm-starts): its config.json's,
+// completed with legacyFields' for a run made before a setting existed and
+// with warm-starts 0 where config.json has none (it records warm starts
+// only when there are some). A resume that is not given one of these
+// settings takes the run's value, not today's default, so that a run made
+// under an older default resumes as it was made. The error wraps
+// fs.ErrNotExist when dir holds no config.json.
 func RecordedDefaults(dir string) (map[string]string, error) {
 	stored, err := ReadConfigFields(dir)
 	if err != nil {
 		return nil, err
 	}
-	changed := make(map[string]bool, len(legacyFields))
+	out := map[string]string{"warm-starts": "0"}
 	for _, f := range legacyFields {
-		changed[f.Name] = true
+		out[f.Name] = ""
 	}
-	out := make(map[string]string, len(legacyFields))
 	for _, f := range upgradeFields(stored) {
-		if changed[f.Name] {
+		if _, changed := out[f.Name]; changed {
 			out[f.Name] = f.Value
 		}
 	}
