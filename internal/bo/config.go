@@ -478,11 +478,13 @@ func RecordedDefaults(dir string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The values of a run that config.json does not record, overwritten
+	// by those it does.
 	out := map[string]string{"warm-starts": "0"}
 	for _, f := range legacyFields {
-		out[f.Name] = ""
+		out[f.Name] = f.Value
 	}
-	for _, f := range upgradeFields(stored) {
+	for _, f := range stored {
 		if _, changed := out[f.Name]; changed {
 			out[f.Name] = f.Value
 		}
