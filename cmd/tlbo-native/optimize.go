@@ -79,8 +79,10 @@ func optimizeFlags(t task.Task) []cli.Flag {
 			"every query or round (every, the authors'), or after each retraining and then every N evaluations (N) or when the new points' " +
 			"predictive residuals say the fit is stale (auto), the posterior conditioned exactly on each point in between; " +
 			"auto is the default since its ablation (docs/experiment section 2e); every is the authors' schedule, for fidelity runs"},
-		&cli.IntFlag{Name: "gp-iters", Value: d.GPIters, Usage: fmt.Sprintf("L-BFGS iterations of a GP fit from scratch (each model version's first fit; "+
-			"the warm refits after it take %d)", gp.DefaultWarmIter)},
+		&cli.IntFlag{Name: "gp-iters", Usage: fmt.Sprintf("L-BFGS iterations of a GP fit from scratch (each model version's first fit; "+
+			"the warm refits after it take %d; %d since its ablation, docs/experiment section 2g)", gp.DefaultWarmIter, bo.CappedGPIters),
+			DefaultText: fmt.Sprintf("%d, or %d (the authors') with --gp-refit every; on --resume the run's own, %d for a run made before the setting",
+				bo.CappedGPIters, gp.DefaultMaxIter, gp.DefaultMaxIter)},
 		&cli.StringFlag{Name: "gp-inducing", Usage: "between fits (--gp-refit auto or N): keep the fit's inducing points (fixed), " +
 			"or make each new point that they leave unexplained an inducing point as it joins the posterior (grow: no variance floor at observed points; " +
 			"Titsias objective only; the default since its ablation, docs/experiment section 2f)",
@@ -160,7 +162,11 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.InitialRetrainEpochs = floatOr(c, "initial-retrain-epochs", cfg.InitialRetrainEpochs)
 	cfg.RetrainEpochs = floatOr(c, "retrain-epochs", cfg.RetrainEpochs)
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
-	cfg.Warp, cfg.BestQuantile, cfg.GPIters = warp, c.Float64("best-quantile"), c.Int("gp-iters")
+	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
+	cfg.GPIters = cfg.DefaultGPIters()
+	if c.IsSet("gp-iters") { // given, kept by the run, or recorded (recordedDefaults)
+		cfg.GPIters = c.Int("gp-iters")
+	}
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
 	cfg.WarmStarts = cfg.DefaultWarmStarts()
 	if c.IsSet("warm-starts") { // given, kept by the run, or recorded (recordedDefaults)

@@ -5,10 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/internal/bo"
+	"github.com/tlbo-native/tlbo-native/internal/gp"
 	"github.com/tlbo-native/tlbo-native/internal/numpy"
 	"github.com/tlbo-native/tlbo-native/internal/task/expression"
 )
@@ -340,29 +342,34 @@ func TestResumeKeepsRecordedDefaults(t *testing.T) {
 	}
 }
 
-// TestGPInducingDefault: a new run grows its inducing points between fits
-// unless its schedule or objective allows only fixed ones, and a run made
-// with fixed ones (the default before) resumes with them.
-func TestGPInducingDefault(t *testing.T) {
+// TestGPScheduleDefaults: a new run grows its inducing points between fits
+// and caps a fit from scratch at bo.CappedGPIters unless its schedule (every)
+// or objective (fitc) asks otherwise, a flag given wins, and a run made
+// under the old defaults (fixed, 200) resumes with them.
+func TestGPScheduleDefaults(t *testing.T) {
 	data, dir, vae := tinyExpressionVAE(t)
-	inducing := func(run string) string {
+	recorded := func(run string) (inducing, iters string) {
 		t.Helper()
-		return runFields(t, filepath.Join(run, bo.ConfigFile))["gp-inducing"]
+		m := runFields(t, filepath.Join(run, bo.ConfigFile))
+		return m["gp-inducing"], m["gp-iters"]
 	}
+	capped, authors := strconv.Itoa(bo.CappedGPIters), strconv.Itoa(gp.DefaultMaxIter)
 	for _, c := range []struct {
-		name string
-		args []string
-		want string
+		name                   string
+		args                   []string
+		wantInducing, wantIter string
 	}{
-		{"default", nil, "grow"},
-		{"every", []string{"--gp-refit", "every"}, "fixed"},
-		{"fitc", []string{"--gp-objective", "fitc"}, "fixed"},
-		{"given", []string{"--gp-inducing", "fixed"}, "fixed"},
+		{"default", nil, "grow", capped},
+		{"every", []string{"--gp-refit", "every"}, "fixed", authors},
+		{"fitc", []string{"--gp-objective", "fitc"}, "fixed", capped},
+		{"given", []string{"--gp-inducing", "fixed", "--gp-iters", authors}, "fixed", authors},
+		{"every-given", []string{"--gp-refit", "every", "--gp-iters", "7"}, "fixed", "7"},
 	} {
 		run := filepath.Join(dir, c.name)
 		startTinyRun(t, data, vae, run, append([]string{"--inducing", "8"}, c.args...)...)
-		if got := inducing(run); got != c.want {
-			t.Errorf("%s: config.json records gp-inducing %q, want %q", c.name, got, c.want)
+		if inducing, iters := recorded(run); inducing != c.wantInducing || iters != c.wantIter {
+			t.Errorf("%s: config.json records gp-inducing %q and gp-iters %q, want %q and %q",
+				c.name, inducing, iters, c.wantInducing, c.wantIter)
 		}
 	}
 	err := runCLI("optimize", "--vae", vae, "--data-dir", data, "--budget", "1", "--gp-refit", "every", "--gp-inducing", "grow",
@@ -371,14 +378,22 @@ func TestGPInducingDefault(t *testing.T) {
 		t.Errorf("--gp-refit every --gp-inducing grow: %v, want an error naming gp-inducing", err)
 	}
 
-	// A run made when fixed was the default keeps no --gp-inducing flag.
+	// A run made when fixed and 200 were the defaults keeps neither flag.
 	old := filepath.Join(dir, "given")
-	dropFields(t, filepath.Join(old, bo.FlagsFile), "gp-inducing")
+	dropFields(t, filepath.Join(old, bo.FlagsFile), "gp-inducing", "gp-iters")
 	if err := runCLI("optimize", "--resume", "--run-dir", old, "--budget", "3"); err != nil {
-		t.Fatalf("resume of a run made with fixed inducing points: %v", err)
+		t.Fatalf("resume of a run made under the old defaults: %v", err)
 	}
-	if got := inducing(old); got != "fixed" {
-		t.Errorf("the resumed run records gp-inducing %q, want fixed", got)
+	if inducing, iters := recorded(old); inducing != "fixed" || iters != authors {
+		t.Errorf("the resumed run records gp-inducing %q and gp-iters %q, want fixed and %s", inducing, iters, authors)
+	}
+	// One made before gp-iters existed: config.json lacks it too.
+	dropFields(t, filepath.Join(old, bo.ConfigFile), "gp-iters")
+	if err := runCLI("optimize", "--resume", "--run-dir", old, "--budget", "4"); err != nil {
+		t.Fatalf("resume of a run made before gp-iters: %v", err)
+	}
+	if _, iters := recorded(old); iters != authors {
+		t.Errorf("the resumed legacy run records gp-iters %q, want %s", iters, authors)
 	}
 }
 

@@ -149,8 +149,10 @@ type Config struct {
 	// points in between (see GPRefit).
 	GPRefit GPRefit
 	// GPIters bounds the L-BFGS iterations of a GP fit from scratch (each
-	// model version's first; gp.DefaultMaxIter, the authors'); the warm
-	// refits after it take gp.DefaultWarmIter.
+	// model version's first; gp.DefaultMaxIter, the authors', in
+	// DefaultConfig and in a run whose config.json has no gp-iters); the
+	// warm refits after it take gp.DefaultWarmIter. A new run of optimize
+	// takes DefaultGPIters.
 	GPIters int
 	// GPInducing says whether, between fits (a GPRefit other than every),
 	// points that the inducing points leave unexplained become inducing
@@ -281,6 +283,25 @@ func (c Config) DefaultGPInducing() GPInducing {
 		return GPInducingFixed
 	}
 	return GPInducingGrow
+}
+
+// CappedGPIters is DefaultGPIters' cap on a fit from scratch where a GP is
+// kept between fits: 50 L-BFGS iterations gave the held-out log-likelihood
+// of 200 (docs/performance.md, "GP: iterations of a fit from scratch") and
+// were not worse on the paper's expression and topology protocols, five
+// seeds a method (docs/experiment section 2g).
+const CappedGPIters = 50
+
+// DefaultGPIters returns the iterations of a fit from scratch of a new run
+// with c's schedule: CappedGPIters where a GP is kept between fits (a
+// GPRefit other than every), else gp.DefaultMaxIter (the authors'
+// schedule, kept whole for fidelity runs). Like DefaultGPInducing it is not
+// DefaultConfig's, whose schedule a caller may still change.
+func (c Config) DefaultGPIters() int {
+	if c.GPRefit == GPRefitEvery {
+		return gp.DefaultMaxIter
+	}
+	return CappedGPIters
 }
 
 // DefaultRepeatTries is the default of Config.RepeatTries.
