@@ -205,6 +205,49 @@ func TestCacheResume(t *testing.T) {
 	}
 }
 
+// TestStalePartRemoved: a part file beside a whole shard (featurisation on
+// demand began the shard, the full featurisation made it) is deleted when
+// the full featurisation writes or reads that shard and when a run opens
+// the cache for featurisation on demand; the examples are the whole
+// shards'.
+func TestStalePartRemoved(t *testing.T) {
+	smiles, f, o, dir := builtCache(t)
+	stale := func(shards ...int) {
+		t.Helper()
+		for _, s := range shards {
+			if err := os.WriteFile(partPath(dir, s), []byte("begun on demand"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	left := func(when string) {
+		t.Helper()
+		if parts, _ := filepath.Glob(filepath.Join(dir, "*.part.gob")); len(parts) > 0 {
+			t.Errorf("%s: part files left %v", when, parts)
+		}
+	}
+	stale(0, 2) // shard 0 is read, shard 2 made again
+	if err := os.Remove(shardPath(dir, 2)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := CachedExamples(o, f, smiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCached(t, got, smiles, f)
+	left("full featurisation")
+
+	stale(1, 3)
+	c, err := openLazy(o, f, smiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(c.done, false) {
+		t.Error("featurisation on demand opened a whole cache with molecules to make")
+	}
+	left("featurisation on demand")
+}
+
 // TestCacheStale checks that another data digest, vocabulary, shard size
 // or featuriser version makes another cache, and that a cache made with one
 // vocabulary gives labels of the other.
