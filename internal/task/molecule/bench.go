@@ -20,8 +20,12 @@ type JTVAEStepOptions struct {
 	// ZINC molecules (bench128.npz's, whose first 32 are bench32.npz's),
 	// repeated in order where the batch is larger than 128.
 	Batch int
-	Steps int // timed steps (after 2 warm-up steps)
-	Seed  uint64
+	// Smiles, when set, replaces the built-in molecules: the batch is its
+	// first Batch, repeated in order where the batch is larger (e.g. the
+	// molecules a BO run found, which its retraining draws).
+	Smiles []string
+	Steps  int // timed steps (after 2 warm-up steps)
+	Seed   uint64
 	// Profile, when set, is where the operators of the timed steps are
 	// written as a Chrome trace (torch.Profile). Profiling slows the steps.
 	Profile string
@@ -37,7 +41,7 @@ func JTVAEStep(opts JTVAEStepOptions) ([]jtvae.StepTimes, error) {
 	if opts.Batch == 0 {
 		opts.Batch = 32
 	}
-	ex, err := jtvaeBatch(opts.Vocab, opts.Batch)
+	ex, err := jtvaeBatch(opts.Vocab, opts.Batch, opts.Smiles)
 	if err != nil {
 		return nil, fmt.Errorf("bench jtvae-step: %w", err)
 	}
@@ -85,19 +89,24 @@ func benchSmiles(n int) []string {
 	return append(SampleSmiles(), benchMoreSmiles...)[:n]
 }
 
-// jtvaeBatch featurises the first n of the 128 built-in molecules over vocab
-// into a batch (repeated in order beyond 128).
-func jtvaeBatch(vocab Vocab, n int) ([]jtvae.Example, error) {
+// jtvaeBatch featurises the first n of smiles (nil: of the 128 built-in
+// molecules) over vocab into a batch (repeated in order beyond their count).
+func jtvaeBatch(vocab Vocab, n int, smiles []string) ([]jtvae.Example, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("batch must be at least 1, got %d", n)
 	}
+	if smiles == nil {
+		smiles = benchSmiles(len(sampleSmiles) + len(benchMoreSmiles))
+	}
+	if len(smiles) == 0 {
+		return nil, fmt.Errorf("no molecules to make a batch of")
+	}
 	f := NewFeaturiser(vocab)
 	var base []jtvae.Example
-	smiles := benchSmiles(min(n, len(sampleSmiles)+len(benchMoreSmiles)))
-	for _, s := range smiles {
+	for i, s := range smiles[:min(n, len(smiles))] {
 		ex, err := f.Featurise(s)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("molecule %d %q: %w", i+1, s, err)
 		}
 		base = append(base, ex)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tlbo-native/tlbo-native/models/jtvae"
@@ -17,14 +18,7 @@ import (
 // each part of the split is recorded, and the profile holds the forward
 // and backward operators of the timed steps.
 func TestJTVAEStepRuns(t *testing.T) {
-	path, err := ShippedVocabPath("")
-	if err != nil {
-		t.Skipf("no data directory: %v", err)
-	}
-	vocab, err := ReadVocab(path)
-	if err != nil {
-		t.Skipf("no shipped vocabulary: %v", err)
-	}
+	vocab := shippedVocab(t)
 	trace := filepath.Join(t.TempDir(), "trace.json")
 	steps, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Batch: 40, Steps: 2, Seed: 1,
 		Profile: trace})
@@ -118,4 +112,50 @@ func TestBenchSmilesDistinct(t *testing.T) {
 	if !slices.Equal(all[:32], SampleSmiles()) {
 		t.Error("the first 32 are not SampleSmiles")
 	}
+}
+
+// TestJTVAEStepSmiles: with its own molecules the bench trains on them (a
+// batch larger than their count repeats them), and a molecule that cannot
+// be featurised, or none at all, is refused with an error naming it.
+func TestJTVAEStepSmiles(t *testing.T) {
+	vocab := shippedVocab(t)
+	own := SampleSmiles()[5:8]
+	batch, err := jtvaeBatch(vocab, 5, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := jtvaeBatch(vocab, 8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ex := range batch {
+		if !slices.Equal(ex.Tree.Labels, want[5+i%3].Tree.Labels) || len(ex.Graph.Atoms) != len(want[5+i%3].Graph.Atoms) {
+			t.Errorf("batch molecule %d is not molecule %d of its own", i, i%3)
+		}
+	}
+	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Batch: 5, Smiles: own, Steps: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Batch: 2, Smiles: []string{own[0], "C1CC"}, Steps: 1})
+	if err == nil || !strings.Contains(err.Error(), `molecule 2 "C1CC"`) {
+		t.Errorf("an unparsable molecule: %v, want an error naming molecule 2", err)
+	}
+	if _, err := JTVAEStep(JTVAEStepOptions{Device: torch.CPU, Vocab: vocab, Hidden: 16, Smiles: []string{}, Steps: 1}); err == nil {
+		t.Error("an empty list of molecules accepted")
+	}
+}
+
+// shippedVocab reads the shipped vocabulary, skipping the test without a
+// data directory.
+func shippedVocab(t *testing.T) Vocab {
+	t.Helper()
+	path, err := ShippedVocabPath("")
+	if err != nil {
+		t.Skipf("no data directory: %v", err)
+	}
+	vocab, err := ReadVocab(path)
+	if err != nil {
+		t.Skipf("no shipped vocabulary: %v", err)
+	}
+	return vocab
 }

@@ -184,6 +184,8 @@ func benchJTVAEStepCommand() *cli.Command {
 			&cli.IntFlag{Name: "hidden", Value: 450, Usage: "hidden size"},
 			&cli.Uint64Flag{Name: "seed", Value: 0},
 			&cli.StringFlag{Name: "profile", Usage: "write the timed steps' operators to `FILE` (Chrome trace) and print the costliest (slows the steps)"},
+			&cli.StringFlag{Name: "smiles", Usage: "train on the molecules of `FILE` (one SMILES a line; the first --batch, repeated beyond their count) " +
+				"instead of the built-in ZINC ones, e.g. those a BO run found", TakesFile: true},
 		}, vocabFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := cliutil.NoArgs(c); err != nil {
@@ -200,8 +202,14 @@ func benchJTVAEStepCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("bench jtvae-step: %w", err)
 			}
-			steps, err := JTVAEStep(JTVAEStepOptions{Device: dev, Vocab: vocab, Hidden: c.Int("hidden"),
-				Batch: c.Int("batch"), Steps: c.Int("steps"), Seed: c.Uint64("seed"), Profile: c.String("profile")})
+			var smiles []string
+			if path := c.String("smiles"); path != "" {
+				if smiles, err = readSmilesFile(path); err != nil {
+					return fmt.Errorf("bench jtvae-step: --smiles: %w", err)
+				}
+			}
+			steps, err := JTVAEStep(JTVAEStepOptions{Device: dev, Vocab: vocab, Hidden: c.Int("hidden"), Batch: c.Int("batch"),
+				Smiles: smiles, Steps: c.Int("steps"), Seed: c.Uint64("seed"), Profile: c.String("profile")})
 			if err != nil {
 				return err
 			}
