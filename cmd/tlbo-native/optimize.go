@@ -162,16 +162,11 @@ func optimizeConfig(c *cli.Context, t task.Task, warp bool) (bo.Config, error) {
 	cfg.InitialRetrainEpochs = floatOr(c, "initial-retrain-epochs", cfg.InitialRetrainEpochs)
 	cfg.RetrainEpochs = floatOr(c, "retrain-epochs", cfg.RetrainEpochs)
 	cfg.NBest, cfg.NRand, cfg.Inducing = intOr(c, "n-best", cfg.NBest), intOr(c, "n-rand", cfg.NRand), intOr(c, "inducing", cfg.Inducing)
-	cfg.Warp, cfg.BestQuantile = warp, c.Float64("best-quantile")
-	cfg.GPIters = cfg.DefaultGPIters()
-	if c.IsSet("gp-iters") { // given, kept by the run, or recorded (recordedDefaults)
-		cfg.GPIters = c.Int("gp-iters")
-	}
+	// gp-iters and warm-starts: set when given, kept by the run, or recorded
+	// (recordedDefaults); else the default for the settings above.
+	cfg.Warp, cfg.BestQuantile, cfg.GPIters = warp, c.Float64("best-quantile"), intOr(c, "gp-iters", cfg.DefaultGPIters())
 	cfg.Tau, cfg.RawSamples, cfg.Restarts = c.Float64("tau"), c.Int("raw-samples"), c.Int("restarts")
-	cfg.WarmStarts = cfg.DefaultWarmStarts()
-	if c.IsSet("warm-starts") { // given, kept by the run, or recorded (recordedDefaults)
-		cfg.WarmStarts = c.Int("warm-starts")
-	}
+	cfg.WarmStarts = intOr(c, "warm-starts", cfg.DefaultWarmStarts())
 	cfg.PerturbTries, cfg.NoveltyRedo = c.Int("perturb-tries"), c.Int("novelty-redo")
 	cfg.Q, cfg.RepeatTries, cfg.TrustRegion = c.Int("q"), c.Int("repeat-tries"), c.Bool("trust-region")
 	cfg.Evaluators, cfg.Async = c.Int("evaluators"), c.Bool("async")

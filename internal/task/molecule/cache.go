@@ -141,7 +141,7 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 				migrateShard(o, path, key, lo, smiles, out)
 			}
 			if err == nil {
-				removeStalePart(o, path)
+				removeStalePart(o, filepath.Dir(path), lo/o.ShardSize)
 			}
 			return err
 		},
@@ -152,7 +152,7 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 			if err := writeShard(path, key, lo, smiles, out); err != nil {
 				return err
 			}
-			removeStalePart(o, path)
+			removeStalePart(o, filepath.Dir(path), lo/o.ShardSize)
 			return nil
 		},
 	}
@@ -161,13 +161,13 @@ func CachedExamples(o CacheOptions, f *Featuriser, smiles []string) ([]Cached, e
 
 func shardPath(dir string, s int) string { return shardFile(dir, s, ".gob") }
 
-// removeStalePart deletes the part file beside the whole shard at path,
-// which featurisation on demand began before the full featurisation made
-// the shard: every reader takes the whole shard, so the part file is only
-// disk (about 2% of a ZINC cache filled after a run). Failing to delete it
-// is noted on o.Log, not an error: the cache is right either way.
-func removeStalePart(o CacheOptions, path string) {
-	part := strings.TrimSuffix(path, ".gob") + ".part.gob"
+// removeStalePart deletes the part file of shard s under dir, which
+// featurisation on demand began before the whole shard was made: every
+// reader takes the whole shard, so the part file is only disk (about 2% of
+// a ZINC cache filled after a run). Failing to delete it is noted on o.Log,
+// not an error: the cache is right either way.
+func removeStalePart(o CacheOptions, dir string, s int) {
+	part := partPath(dir, s)
 	if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) && o.Log != nil {
 		fmt.Fprintf(o.Log, "featurisation cache: a stale part file stays: %v\n", err)
 	}

@@ -131,7 +131,7 @@ func openLazy(o CacheOptions, f *Featuriser, smiles []string) (*lazyCache, error
 			for i := lo; i < hi; i++ {
 				c.done[i] = true
 			}
-			removeStalePart(o, path)
+			removeStalePart(o, c.dir, s)
 			continue
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
