@@ -227,11 +227,11 @@ func (b *Batch) collateTree(bd *builder, cfg Config, examples []Example) []edgeI
 			rootTo = append(rootTo, int64(i))
 		}
 	}
-	sync := cfg.DepthT
+	depth := cfg.DepthT
 	if bd.sweepOnly {
-		sync = -cfg.DepthT
+		depth = -cfg.DepthT
 	}
-	b.tree = buildSchedule(bd, msgs, sync)
+	b.tree = buildSchedule(bd, msgs, depth)
 	b.rootWid = bd.ints(rootWid)
 	b.rootIn = bd.agg(mapRows(rootIn, b.tree.rows), rootTo, len(examples))
 	return all

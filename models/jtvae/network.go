@@ -16,8 +16,10 @@
 // message whose dependency chain is at most t long is final. Computing each
 // message once, in order of its chain length (leaves to root and root to
 // leaves), therefore gives the same result whenever the longest chain (the
-// tree's longest path, in edges) is at most depthT; batches with a longer path
-// fall back to the synchronous sweeps, so the encoder is exact either way. The
+// tree's longest path, in edges) is at most depthT; a message with a longer
+// chain takes the GRU of its inputs' values after depthT-1 sweeps, computed
+// the same way, so the encoder is exact for any tree and a deep tree costs
+// its own partial values only, not depthT sweeps of its batch. The
 // decoder's teacher-forced depth-first trace is grouped the same way: messages
 // whose inputs are known are computed together, across molecules and trace
 // steps.
@@ -249,10 +251,9 @@ func (m *Model) Config() Config { return m.cfg }
 // LatentDim returns the latent dimension (tree + graph).
 func (m *Model) LatentDim() int { return m.cfg.Latent }
 
-// EncodeBatchSize bounds the batches of models.EncodeMeans: a batch with a
-// tree deeper than DepthT is encoded by DepthT synchronous sweeps over all
-// of its messages, whose activations for a batch of a thousand molecules
-// ran past 20 GB.
+// EncodeBatchSize bounds the batches of models.EncodeMeans: it keeps a
+// batch's activations small (a thousand molecules encoded by synchronous
+// sweeps, as before truncate, ran past 20 GB).
 func (m *Model) EncodeBatchSize() int { return 64 }
 
 // Describe returns the network kind and its configuration.

@@ -81,8 +81,12 @@ func encoderParity(t *testing.T, dev torch.Device) {
 		sc := torch.NewScope()
 		defer sc.Close()
 		b := collateFixture(t, m, sc, ex)
-		if sync := b.tree.iterations > 1; sync != (depth == 3) {
-			t.Errorf("depth %d: synchronous sweeps %v, want %v (longest level %d)", depth, sync, depth == 3, b.tree.levelCount())
+		path := 0
+		for _, e := range ex {
+			path = max(path, longestPath(e.Tree))
+		}
+		if got := b.tree.levelCount(); b.tree.iterations != 1 || got != min(path, depth) {
+			t.Errorf("depth %d: %d levels (%d iterations), want %d (longest path %d)", depth, got, b.tree.iterations, min(path, depth), path)
 		}
 		torch.NoGrad(func() {
 			tree, graph := m.Encode(b)

@@ -8,8 +8,8 @@ import (
 
 // schedule is a set of GRU messages ordered by dependency level: row 0 of the
 // message table is the zero message, message i (in row order) is row i+1.
-// The levels run as one fused operator (levels); the synchronous sweeps of
-// a deep tree as one block swept iterations times.
+// The levels run as one fused operator (levels); the synchronous sweeps
+// (tests) as one block swept iterations times.
 type schedule struct {
 	labels     *torch.Tensor // distinct sender labels (embedding indices)
 	levels     torch.GRUSchedule
@@ -83,20 +83,92 @@ func levels(msgs []msgSpec) []int {
 // buildSchedule orders messages by level and keeps one of each set of
 // identical messages (same sender label, same incoming messages: the same
 // computation tree, so the same value in every sweep); every message's row is
-// its representative's. With a depth limit (sync > 0) and a level above it,
-// it returns one block swept sync times instead (-sync times for sync < 0):
-// the synchronous iterations,
-// exact for any tree.
-func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
+// its representative's. With depth > 0 the messages take their values after
+// depth synchronous sweeps (truncate), so no level exceeds depth; with
+// depth < 0 it returns one block swept -depth times instead (tests: the
+// sweeps themselves).
+func buildSchedule(bd *builder, msgs []msgSpec, depth int) schedule {
 	lv := levels(msgs)
+	if depth < 0 {
+		return sweptSchedule(bd, msgs, lv, -depth)
+	}
+	n := len(msgs)
+	if depth > 0 && n > 0 && slices.Max(lv) > depth {
+		msgs = truncate(msgs, lv, depth)
+		lv = levels(msgs)
+	}
+	s, distinct, of := orderedSchedule(bd, msgs, lv)
+	s.levels = s.fusedLevels(bd, msgs, distinct, of, lv)
+	s.rows = s.rows[:n] // the truncated messages' partial values have no id
+	return s
+}
+
+// sweptSchedule is the schedule of that many synchronous sweeps over the
+// distinct messages.
+func sweptSchedule(bd *builder, msgs []msgSpec, lv []int, sweeps int) schedule {
+	s, distinct, of := orderedSchedule(bd, msgs, lv)
+	s.iterations = sweeps
+	s.blocks = []block{s.block(bd, msgs, distinct, of, 0, len(distinct))}
+	return s
+}
+
+// truncate returns messages whose level schedule gives each message of msgs
+// (levels lv) its value after depth synchronous sweeps from zero: after t
+// sweeps a message of level l holds its final value if l <= t, else the GRU
+// of its inputs' values after t-1 sweeps. The first len(msgs) entries are the
+// messages themselves (those deeper than depth now summing their inputs'
+// values after depth-1 sweeps); the partial values they need follow, each
+// once. So a batch with a deep tree still computes each of its other
+// messages once, instead of sweeping the whole batch depth times as the
+// authors do.
+func truncate(msgs []msgSpec, lv []int, depth int) []msgSpec {
+	out := slices.Clone(msgs)
+	partial := map[[2]int]int64{} // (message, sweeps) -> id
+	var after func(m, t int) int64
+	inputs := func(m, t int) []int64 { // m's inputs after t-1 sweeps
+		if t == 1 {
+			return nil // zero messages add nothing
+		}
+		in := make([]int64, len(msgs[m].in))
+		for i, j := range msgs[m].in {
+			in[i] = after(int(j), t-1)
+		}
+		return in
+	}
+	after = func(m, t int) int64 { // the id of message m's value after t sweeps
+		if t >= lv[m] || t == depth {
+			return int64(m)
+		}
+		key := [2]int{m, t}
+		if id, ok := partial[key]; ok {
+			return id
+		}
+		in := inputs(m, t)
+		id := int64(len(out))
+		out = append(out, msgSpec{wid: msgs[m].wid, in: in})
+		partial[key] = id
+		return id
+	}
+	for m := range msgs {
+		if lv[m] > depth {
+			in := inputs(m, depth)
+			out[m].in = in
+		}
+	}
+	return out
+}
+
+// orderedSchedule orders the messages by level lv and interns identical
+// ones: the schedule's rows and labels, and the distinct messages
+// (representatives, in row order) with their label indices.
+func orderedSchedule(bd *builder, msgs []msgSpec, lv []int) (s schedule, distinct []int, of []int64) {
 	order := make([]int, len(msgs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return lv[a] - lv[b] })
-	s := schedule{rows: make([]int64, len(msgs)), iterations: 1}
+	s = schedule{rows: make([]int64, len(msgs)), iterations: 1}
 	keys := newInterner(len(msgs))
-	var distinct []int // representative message of each row (row = index+1)
 	var wid []int64
 	for _, id := range order {
 		in := make([]int64, len(msgs[id].in))
@@ -114,17 +186,7 @@ func buildSchedule(bd *builder, msgs []msgSpec, sync int) schedule {
 	s.n = len(distinct)
 	labels, of := distinctLabels(wid)
 	s.labels = bd.ints(labels)
-	maxLevel := 0
-	if len(distinct) > 0 {
-		maxLevel = lv[distinct[len(distinct)-1]]
-	}
-	if sync < 0 || (sync > 0 && maxLevel > sync) {
-		s.iterations = max(sync, -sync)
-		s.blocks = []block{s.block(bd, msgs, distinct, of, 0, len(distinct))}
-		return s
-	}
-	s.levels = s.fusedLevels(bd, msgs, distinct, of, lv)
-	return s
+	return s, distinct, of
 }
 
 // fusedLevels lays out the distinct messages order (label indices of) by

@@ -57,9 +57,9 @@ func longestPath(t Tree) int {
 }
 
 // TestLevelScheduleIsSynchronous: computing each tree message once in
-// dependency order gives depthT synchronous sweeps exactly when the longest
-// path has at most depthT edges (then the message levels are at most
-// depthT); deeper trees fall back to the sweeps.
+// dependency order gives depthT synchronous sweeps: the tree vectors and
+// every message, for trees within depthT (levels = longest path) and deeper
+// ones (levels = depthT, the deep messages' partial values computed too).
 func TestLevelScheduleIsSynchronous(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	if err := torch.ManualSeed(3); err != nil {
@@ -84,21 +84,30 @@ func TestLevelScheduleIsSynchronous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := levels.tree.levelCount(); levels.tree.iterations == 1 && got != path {
-			t.Errorf("trial %d: %d levels for a longest path of %d edges", trial, got, path)
-		}
-		if (levels.tree.iterations > 1) != (path > depth) {
-			t.Errorf("trial %d: longest path %d, sweeps %v", trial, path, levels.tree.iterations > 1)
+		if got := levels.tree.levelCount(); levels.tree.iterations != 1 || got != min(path, depth) {
+			t.Errorf("trial %d: %d levels (%d iterations) for a longest path of %d edges", trial, got, levels.tree.iterations, path)
 		}
 		torch.NoGrad(func() {
-			a, _ := m.encodeTree(levels)
-			b, _ := m.encodeTree(sweeps)
+			a, aMess := m.encodeTree(levels)
+			b, bMess := m.encodeTree(sweeps)
 			if err := closeTo(values(t, a), values(t, b), 1e-5); err != nil {
 				t.Errorf("trial %d (longest path %d): level schedule vs sweeps: %v", trial, path, err)
+			}
+			bd := &builder{sc: sc, dev: torch.CPU}
+			aRows := aMess.IndexSelect(0, bd.ints(levels.tree.rows))
+			bRows := bMess.IndexSelect(0, bd.ints(sweeps.tree.rows))
+			if err := closeTo(values(t, aRows), values(t, bRows), 1e-5); err != nil {
+				t.Errorf("trial %d (longest path %d): messages, level schedule vs sweeps: %v", trial, path, err)
 			}
 		})
 		if path > depth {
 			deep++
+			levelGrads, sweepGrads := treeGrads(t, m, levels), treeGrads(t, m, sweeps)
+			for name, g := range levelGrads {
+				if err := closeTo(g, sweepGrads[name], 1e-5); err != nil {
+					t.Errorf("trial %d (longest path %d): gradient of %s, level schedule vs sweeps: %v", trial, path, name, err)
+				}
+			}
 		} else {
 			shallow++
 		}
@@ -107,6 +116,37 @@ func TestLevelScheduleIsSynchronous(t *testing.T) {
 	if shallow < 5 || deep < 5 {
 		t.Errorf("%d shallow and %d deep batches: the test needs both", shallow, deep)
 	}
+}
+
+// treeGrads returns the gradients of the tree vectors' sum of squares with
+// respect to the parameters (by name) that get one.
+func treeGrads(t *testing.T, m *Model, b *Batch) map[string][]float64 {
+	t.Helper()
+	if err := m.ZeroGrad(); err != nil {
+		t.Fatal(err)
+	}
+	sc := torch.NewScope()
+	defer sc.Close()
+	vecs, table := m.encodeTree(b)
+	sc.Own(vecs)
+	sc.Own(table)
+	if err := sc.Own(sc.Own(vecs.Square()).Sum()).Backward(); err != nil {
+		t.Fatal(err)
+	}
+	grads := map[string][]float64{}
+	for _, p := range m.NamedParameters() {
+		g, err := p.Tensor.Grad()
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if g != nil {
+			grads[p.Name] = values(t, sc.Own(g))
+		}
+	}
+	if len(grads) == 0 {
+		t.Fatal("no parameter has a gradient")
+	}
+	return grads
 }
 
 // TestEncoderDepthMatters guards the depth-3 fixture: it must exercise trees
