@@ -135,9 +135,9 @@ func truncate(msgs []msgSpec, lv []int, depth int) []msgSpec {
 		}
 		return in
 	}
-	after = func(m, t int) int64 { // the id of message m's value after t sweeps
-		if t >= lv[m] || t == depth {
-			return int64(m)
+	after = func(m, t int) int64 { // the id of message m's value after t < depth sweeps
+		if t >= lv[m] {
+			return int64(m) // final
 		}
 		key := [2]int{m, t}
 		if id, ok := partial[key]; ok {
