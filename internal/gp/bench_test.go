@@ -2,6 +2,7 @@ package gp
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -57,5 +58,31 @@ func BenchmarkPredictGradBatch(b *testing.B) {
 			}
 			b.ReportMetric(1e6*(rusage.CPUSeconds()-cpu0)/float64(b.N), "cpu-us/op")
 		})
+	}
+}
+
+// BenchmarkConditionGrow times ConditionGrow adding one inducing point at a
+// time, each on the last's result (as a round's believer does), at the
+// molecule task's GP size (N = 10,000, M = 500 growing, d = 56), on one
+// OpenBLAS thread; the first call also makes the fit points' correlations.
+func BenchmarkConditionGrow(b *testing.B) {
+	defer openblas.OneThread()()
+	const d = 56
+	p := NewBenchProblem(10000, d, 500, 1)
+	model, err := New(p.X, p.Y, Spec{Kernel: RBF, Inducing: p.Inducing}, p.Hyper)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for b.Loop() {
+		x := make([]float64, d)
+		for k := range x {
+			x[k] = rng.Float64()
+		}
+		next, err := model.ConditionGrow([][]float64{x}, []float64{0.5}, DefaultGrowTol)
+		if err != nil {
+			b.Fatal(err)
+		}
+		model = next
 	}
 }

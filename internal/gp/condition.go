@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -35,16 +36,49 @@ type conditioning struct {
 	// norms and residuals y - μ. Slices shared between a model and those
 	// conditioned from it: appends go through slices.Clip, never in place.
 	xs, xsSq, r []float64
+	// fitCorr holds the correlations of the points the posterior was built
+	// on with its inducing points, made when the first inducing point is
+	// added and shared by every model conditioned from it; grown holds those
+	// points' correlations with each inducing point added since (same
+	// sharing as xs).
+	fitCorr *fitCorrelations
+	grown   [][]float64
 }
 
-// keepData records, for a Titsias posterior, the scaled inputs xh (N x d),
-// their squared norms, the residuals r and K_uu's extra jitter, which
-// adding an inducing point needs (ConditionGrow).
-func (cd *conditioning) keepData(xh blas64.General, xhSq, r []float64, kuuJit float64) {
+// fitCorrelations is the N0 x M0 matrix of correlations between the N0
+// points a Titsias posterior was built on and its M0 inducing points (the
+// first rows of xs and of the centres, which conditioning never changes),
+// made once, on first use: adding an inducing point then needs the
+// kernel's values at the new point only.
+type fitCorrelations struct {
+	n, m int
+	once sync.Once
+	kc   blas64.General
+}
+
+// get returns the correlations, making them from the posterior's scaled
+// inputs and centres on the first call.
+func (f *fitCorrelations) get(k Kernel, cd *conditioning, centres blas64.General, centresSq []float64) blas64.General {
+	f.once.Do(func() {
+		d := centres.Cols
+		xs := blas64.General{Rows: f.n, Cols: d, Stride: d, Data: cd.xs[:f.n*d]}
+		z := blas64.General{Rows: f.m, Cols: d, Stride: centres.Stride, Data: centres.Data}
+		f.kc = newGeneral(f.n, f.m)
+		crossCorr(k, xs, cd.xsSq[:f.n], z, centresSq[:f.m], f.kc, blas64.General{})
+	})
+	return f.kc
+}
+
+// keepData records, for a Titsias posterior with m inducing points, the
+// scaled inputs xh (N x d), their squared norms, the residuals r and
+// K_uu's extra jitter, which adding an inducing point needs
+// (ConditionGrow).
+func (cd *conditioning) keepData(xh blas64.General, xhSq, r []float64, kuuJit float64, m int) {
 	cd.xs = append([]float64(nil), denseRows(xh)...)
 	cd.xsSq = append([]float64(nil), xhSq[:xh.Rows]...)
 	cd.r = append([]float64(nil), r[:xh.Rows]...)
 	cd.jit = kuuJit
+	cd.fitCorr = &fitCorrelations{n: xh.Rows, m: m}
 }
 
 // sparseConditioning returns the sparse GP's conditioning state from the

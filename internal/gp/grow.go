@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -34,9 +35,13 @@ const growChunk = 512
 // order), to rounding; LogLik follows.
 //
 // Each added inducing point borders the factors of K_uu and P = K_uu +
-// K_uf K_fu/σ² with one row: O(N M d) for its covariances with the N
-// training points, O(M²) for the rest; an observation that adds none is
-// Condition's rank-one update. For an exact GP ConditionGrow is Condition
+// K_uf K_fu/σ² with one row: its kernel values at the N0 points the
+// posterior was built on (O(N0 d)) and products with their cached
+// correlations (O(N0 M); the cache, O(N0 M0 d), is made by the first point
+// added to a posterior and shared by every model conditioned from it), its
+// covariances with the points conditioned on since (O(n M d) for n of
+// them), O(M²) for the rest; an observation that adds none is Condition's
+// rank-one update. For an exact GP ConditionGrow is Condition
 // (every point is already a centre); a FITC posterior is refused, since a
 // new inducing point changes every point's λ.
 func (m *Model) ConditionGrow(x [][]float64, y []float64, tol float64) (*Model, error) {
@@ -72,7 +77,7 @@ func (m *Model) growInducing(raw, xh []float64, tol float64) error {
 	copy(centres.Data, denseRows(p.centres))
 	copy(centres.Data[mm*d:], xh)
 	centresSq := append(append(make([]float64, 0, mm+1), p.centresSq...), xSq)
-	g, kf, kr, resid2 := m.growSums(centres, centresSq, w)
+	g, kf, kr, resid2, col := m.growSums(centres, centresSq, w)
 
 	// P's new row is [k_u + K_uf k_f/σ², k_zz + |k_f|²/σ²]; b's new entry
 	// k_fᵀr/σ². u_P = P⁻¹p gives P'⁻¹'s border, as w gives K_uu'⁻¹'s.
@@ -107,6 +112,7 @@ func (m *Model) growInducing(raw, xh []float64, tol float64) error {
 	p.c = borderedPredictive(p.c, w, delta2, uP.RawVector().Data, gammaP)
 	cd.linv = borderedLowerInverse(cd.linv, w, math.Sqrt(delta2))
 	cd.chol, cd.b = &ch, b
+	cd.grown = append(slices.Clip(cd.grown), col)
 	p.centres, p.centresSq, p.v = centres, centresSq, v.RawVector().Data
 	ind := mat.NewDense(mm+1, d, nil)
 	ind.Slice(0, mm, 0, d).(*mat.Dense).Copy(m.inducing)
@@ -117,15 +123,47 @@ func (m *Model) growInducing(raw, xh []float64, tol float64) error {
 
 // growSums returns, for the new inducing point (the last of centres) and
 // the posterior's training points, g = K_uf k_f (over the old inducing
-// points), |k_f|², k_fᵀr and |k_f - K_fu w|², in chunks of growChunk points.
-func (m *Model) growSums(centres blas64.General, centresSq, w []float64) (g []float64, kf, kr, resid2 float64) {
+// points), |k_f|², k_fᵀr and |k_f - K_fu w|², and the new point's
+// correlations with the points the posterior was built on (to keep in
+// grown). Those points' correlations with the old inducing points are the
+// posterior's cached ones (fitCorrelations and grown), so only the new
+// point's N0 kernel values are made for them; the points conditioned on
+// since take the chunked products with every centre.
+func (m *Model) growSums(centres blas64.General, centresSq, w []float64) (g []float64, kf, kr, resid2 float64, col []float64) {
 	p := &m.post
 	cd := p.cond
 	mm, d := centres.Rows-1, centres.Cols
-	n := len(cd.r)
+	fit := cd.fitCorr
+	n0, m0 := fit.n, fit.m
+	kc := fit.get(m.kernel, cd, centres, centresSq)
+	newCentre := blas64.General{Rows: 1, Cols: d, Stride: d, Data: centres.Data[mm*centres.Stride : mm*centres.Stride+d]}
+	col = make([]float64, n0)
+	crossCorr(m.kernel, blas64.General{Rows: n0, Cols: d, Stride: d, Data: cd.xs[:n0*d]}, cd.xsSq[:n0],
+		newCentre, centresSq[mm:], blas64.General{Rows: n0, Cols: 1, Stride: 1, Data: col}, blas64.General{})
+
+	// kfv = s col; g = s K_corrᵀ kfv; kw = s K_corr w, K_corr = [kc, grown...].
+	kfv := make([]float64, n0)
+	blas64.Axpy(p.s, vec(col), vec(kfv))
 	g = make([]float64, mm)
-	buf := newGeneral(min(growChunk, n), mm+1)
-	for lo := 0; lo < n; lo += growChunk {
+	blas64.Gemv(blas.Trans, p.s, kc, vec(kfv), 0, vec(g[:m0]))
+	kw := make([]float64, n0)
+	blas64.Gemv(blas.NoTrans, p.s, kc, vec(w[:m0]), 0, vec(kw))
+	for j, gc := range cd.grown {
+		g[m0+j] = p.s * blas64.Dot(vec(gc), vec(kfv))
+		blas64.Axpy(p.s*w[m0+j], vec(gc), vec(kw))
+	}
+	for i, kfi := range kfv {
+		kf += kfi * kfi
+		kr += kfi * cd.r[i]
+		resid2 += (kfi - kw[i]) * (kfi - kw[i])
+	}
+
+	n := len(cd.r)
+	if n == n0 {
+		return g, kf, kr, resid2, col
+	}
+	buf := newGeneral(min(growChunk, n-n0), mm+1)
+	for lo := n0; lo < n; lo += growChunk {
 		hi := min(lo+growChunk, n)
 		xs := blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: cd.xs[lo*d : hi*d]}
 		c := reshape(buf, hi-lo, mm+1)
@@ -133,14 +171,14 @@ func (m *Model) growSums(centres blas64.General, centresSq, w []float64) (g []fl
 		for i := 0; i < hi-lo; i++ {
 			row := c.Data[i*c.Stride : i*c.Stride+mm+1]
 			kfi := p.s * row[mm]
-			kw := p.s * blas64.Dot(vec(row[:mm]), vec(w))
+			kwi := p.s * blas64.Dot(vec(row[:mm]), vec(w))
 			blas64.Axpy(p.s*kfi, vec(row[:mm]), vec(g))
 			kf += kfi * kfi
 			kr += kfi * cd.r[lo+i]
-			resid2 += (kfi - kw) * (kfi - kw)
+			resid2 += (kfi - kwi) * (kfi - kwi)
 		}
 	}
-	return g, kf, kr, resid2
+	return g, kf, kr, resid2, col
 }
 
 // borderedPredictive returns C' = K_uu'⁻¹ - P'⁻¹ for the bordered K_uu' and

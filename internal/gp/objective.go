@@ -271,7 +271,7 @@ func (o *Objective) evalSparse(h Hyper, z []float64, grad []float64, post *poste
 	blas64.Trsv(blas.Trans, L, vec(w.v))
 	if post != nil {
 		post.cond = sparseConditioning(w.l, w.lb, w.c, w.linv, false, sig2)
-		post.cond.keepData(w.xh, w.xhSq, w.r, w.kuuJit)
+		post.cond.keepData(w.xh, w.xhSq, w.r, w.kuuJit, m)
 	}
 	// Y1 = L⁻ᵀ (I - B⁻¹) L⁻¹ = K_uu⁻¹ - P⁻¹, also the predictive matrix.
 	if err := cholInverse(w.lb); err != nil {
