@@ -16,7 +16,7 @@ import (
 func benchLoopCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "loop",
-		Usage:     "CPU time of runs by stage (retraining, encoding, featurisation on demand, GP fit, acquisition, decoding, evaluation), from their journals",
+		Usage:     "CPU time of runs by stage (retraining, encoding, featurisation on demand, GP fit, GP conditioning between acquisition steps, acquisition, decoding, evaluation), from their journals",
 		ArgsUsage: "[more run directories]",
 		Description: "For each run directory (finished or running; journal.jsonl, or journal.jsonl.gz when it has none, a torn\n" +
 			"last line left out) prints its distinct evaluations, queries and CPU seconds, then by stage the wall\n" +

@@ -19,9 +19,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pvalue import exact_p  # noqa: E402
 
 CHECKPOINTS = (100, 250, 500)
-STAGES = ("retraining", "encoding", "featurisation", "gp_fit", "acquisition", "decoding", "evaluation", "other")
-# A stage listed only where some run has it (summary.json lists featurisation on demand only then).
-OPTIONAL_STAGES = ("featurisation",)
+STAGES = ("retraining", "encoding", "featurisation", "gp_fit", "gp_update", "acquisition", "decoding", "evaluation",
+          "other")
+# A stage listed only where some run has it (summary.json lists featurisation on demand and the rounds'
+# conditioning of their GP only then).
+OPTIONAL_STAGES = ("featurisation", "gp_update")
 
 
 def summaries(root):

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -33,6 +34,7 @@ type believer struct {
 	ys       []float64   // their standardised targets
 	real     []float64   // standardised real observations, for the incumbent
 	model    *gp.Model
+	spent    time.Duration // wall time of the conditioning (Round.GPUpdate)
 }
 
 // newBeliever starts from a successful fit, or the kept GP of a schedule
@@ -74,6 +76,8 @@ func (b *believer) rows() int { return b.n0 + len(b.ys) }
 // become real observations, and the points xs join with targets ys (real
 // marking observations).
 func (b *believer) update(set map[int]float64, xs [][]float64, ys []float64, real []bool) error {
+	start := time.Now()
+	defer func() { b.spent += time.Since(start) }()
 	rows := slices.Sorted(maps.Keys(set))
 	for _, row := range rows {
 		if row < b.n0 || row >= b.rows() {

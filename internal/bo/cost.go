@@ -17,6 +17,7 @@ const (
 	StageCostEncode    = "encoding"      // the GP subset's encoding (Timing.Encode)
 	StageCostFeaturise = "featurisation" // on demand, on its own threads (Version.FeaturiseCPU, Timing.FeaturiseCPU; see LoopCost)
 	StageCostGPFit     = "gp_fit"        // GP fits (Timing.GPFit)
+	StageCostGPUpdate  = "gp_update"     // a round's conditioning of its GP between acquisition steps (Round.GPUpdate; see LoopCost)
 	StageCostAcq       = "acquisition"   // acquisition maximisations (Timing.Acq)
 	StageCostDecode    = "decoding"      // decodes, perturbations included (Timing.Decode)
 	StageCostEval      = "evaluation"    // the objective (Timing.Eval, Eval.Seconds)
@@ -30,6 +31,7 @@ const (
 	costStageEncode
 	costStageFeaturise
 	costStageGPFit
+	costStageGPUpdate
 	costStageAcq
 	costStageDecode
 	costStageEval
@@ -39,7 +41,7 @@ const (
 )
 
 var costStageNames = [numCostStages]string{StageCostRetrain, StageCostEncode, StageCostFeaturise, StageCostGPFit,
-	StageCostAcq, StageCostDecode, StageCostEval, StageCostSamples, StageCostOther}
+	StageCostGPUpdate, StageCostAcq, StageCostDecode, StageCostEval, StageCostSamples, StageCostOther}
 
 // journalGzSuffix names a gzipped journal (a committed run's).
 const journalGzSuffix = ".gz"
@@ -65,9 +67,11 @@ type StageCost struct {
 // a line's CPU time is shared among the stages it timed in proportion to
 // their wall time. A version's line holds its retraining and prior
 // samples, a round's line the encoding, GP fit, acquisition and decoding
-// of its queries, an evaluation's line the evaluation, a query's line all
-// of these; the part of a query's timed total outside its stages (its
-// bookkeeping) and lines that time nothing (stops, jobs) count as other.
+// of its queries and the conditioning of its GP between them (listed only
+// for runs that time it), an evaluation's line the evaluation, a query's
+// line all of these; the part of a query's timed total outside its stages
+// (its bookkeeping) and lines that time nothing (stops, jobs) count as
+// other.
 // Featurisation on demand is measured apart, on its own threads
 // (FeaturiseCPU), and taken off its line before the rest is shared; its
 // wall time is part of the retraining's or the encoding's, so it has none
@@ -221,6 +225,7 @@ func (c *LoopCost) add(recs []record) error {
 				addTiming(&line, q.Timing, false)
 				featurise += q.Timing.FeaturiseCPU
 			}
+			line[costStageGPUpdate] += rec.Round.GPUpdate
 			for _, i := range rec.Round.Pending {
 				pending[i] = true
 			}
@@ -243,8 +248,8 @@ func (c *LoopCost) add(recs []record) error {
 	c.countQueries(queries, pending)
 	c.Total = StageCost{Stage: "total"}
 	for k, name := range costStageNames {
-		if k == costStageFeaturise && cpu[k] == 0 {
-			continue // a run that featurised nothing on demand, or from before it was measured
+		if (k == costStageFeaturise || k == costStageGPUpdate) && cpu[k] == 0 && wall[k] == 0 {
+			continue // a run that featurised nothing on demand or conditioned no round's GP, or from before it was timed
 		}
 		s := StageCost{Stage: name, Seconds: wall[k], CPU: cpu[k]}
 		c.Total.Seconds += s.Seconds

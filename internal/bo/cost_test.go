@@ -63,6 +63,7 @@ func journalSums(t *testing.T, r io.Reader) map[string]float64 {
 				Queries []struct {
 					Timing map[string]float64 `json:"timing"`
 				} `json:"queries"`
+				GPUpdate float64 `json:"gp_update"`
 			} `json:"round"`
 			Eval *struct {
 				Seconds float64 `json:"eval_s"`
@@ -82,6 +83,7 @@ func journalSums(t *testing.T, r io.Reader) map[string]float64 {
 			for _, q := range rec.Round.Queries {
 				timings = append(timings, q.Timing)
 			}
+			sums["gp_update"] += rec.Round.GPUpdate
 		case rec.Eval != nil:
 			sums["eval"] += rec.Eval.Seconds
 		}
@@ -108,6 +110,13 @@ func checkCostSums(t *testing.T, c bo.LoopCost, sums map[string]float64) {
 		if got := costStage(t, c, stage).Seconds; !closeTo(got, sums[field], rel) {
 			t.Errorf("%s: %v wall seconds, the journal's %s sum to %v", stage, got, field, sums[field])
 		}
+	}
+	hasUpdate := slices.ContainsFunc(c.Stages, func(s bo.StageCost) bool { return s.Stage == bo.StageCostGPUpdate })
+	if hasUpdate != (sums["gp_update"] > 0) {
+		t.Errorf("GP conditioning listed %v, the journal's rounds time %v s of it", hasUpdate, sums["gp_update"])
+	} else if hasUpdate && !closeTo(costStage(t, c, bo.StageCostGPUpdate).Seconds, sums["gp_update"], rel) {
+		t.Errorf("%s: %v wall seconds, the journal's rounds sum to %v", bo.StageCostGPUpdate,
+			costStage(t, c, bo.StageCostGPUpdate).Seconds, sums["gp_update"])
 	}
 	if got, want := costStage(t, c, bo.StageCostEval).Seconds, sums["eval"]+sums["eval_s"]; !closeTo(got, want, rel) {
 		t.Errorf("evaluation: %v wall seconds, the journal's evaluations sum to %v", got, want)
@@ -144,6 +153,16 @@ func TestLoopCostToyRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkToyCost(t, dir, res)
+			if repeats == bo.RepeatsSkip {
+				f, err := os.Open(filepath.Join(dir, bo.JournalFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if sums := journalSums(t, f); !(sums["gp_update"] > 0) {
+					t.Errorf("the rounds time no conditioning of their GP (gp_update %v)", sums["gp_update"])
+				}
+			}
 		})
 	}
 }
@@ -330,6 +349,52 @@ func TestLoopCostFeaturisation(t *testing.T) {
 	for _, s := range c.Stages {
 		if s.Stage == bo.StageCostFeaturise {
 			t.Errorf("a run without featurisation on demand lists it: %+v", s)
+		}
+	}
+}
+
+// TestLoopCostGPUpdate: a round's conditioning of its GP is a stage of its
+// line, sharing the line's CPU time by wall time; a run whose rounds do not
+// time it lists no such stage.
+func TestLoopCostGPUpdate(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"round":{"start":0,"version":0,"queries":[` +
+			`{"i":0,"version":0,"z":[0],"object":"a","valid":true,"score":0,"incumbent":0,"acq":0,"ei":0,"timing":{"gp_fit":1,"acq":2,"decode":1,"total":0}}` +
+			`],"pending":[0],"gp_update":4},"cpu_s":4}`,
+		`{"eval":{"i":0,"score":1,"eval_s":1},"cpu_s":0.5}`,
+	}
+	write := func() bo.LoopCost {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := bo.ReadLoopCost(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := write()
+	// The round: 4 CPU s over gp_fit 1, gp_update 4, acq 2, decode 1.
+	want := map[string][2]float64{ // stage: wall s, CPU s
+		bo.StageCostGPFit: {1, 0.5}, bo.StageCostGPUpdate: {4, 2}, bo.StageCostAcq: {2, 1}, bo.StageCostDecode: {1, 0.5},
+	}
+	const tol = 1e-12 // quotients of short binary fractions
+	for stage, w := range want {
+		s := costStage(t, c, stage)
+		if math.Abs(s.Seconds-w[0]) > tol || math.Abs(s.CPU-w[1]) > tol {
+			t.Errorf("%s: %v wall s, %v CPU s, want %v, %v", stage, s.Seconds, s.CPU, w[0], w[1])
+		}
+	}
+	if i := slices.IndexFunc(c.Stages, func(s bo.StageCost) bool { return s.Stage == bo.StageCostGPUpdate }); i < 1 ||
+		c.Stages[i-1].Stage != bo.StageCostGPFit {
+		t.Errorf("GP conditioning is stage %d of %v, want the one after the GP fit", i, c.Stages)
+	}
+	lines[0] = strings.Replace(lines[0], `,"gp_update":4`, "", 1)
+	for _, s := range write().Stages {
+		if s.Stage == bo.StageCostGPUpdate {
+			t.Errorf("a run without timed conditioning lists it: %+v", s)
 		}
 	}
 }

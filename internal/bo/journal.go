@@ -204,6 +204,10 @@ type Round struct {
 	// GPKept is set when the round fitted no GP but kept that of the
 	// version's last fit (Query.GPKept), which a resume must know.
 	GPKept bool `json:"gp_kept,omitempty"`
+	// GPUpdate is the wall time, in seconds, that the round spent
+	// conditioning its GP on fantasies, known scores and failures between
+	// its acquisition steps (absent in runs made before it was timed).
+	GPUpdate float64 `json:"gp_update,omitempty"`
 }
 
 // Eval is the journal record of one finished evaluation of a round.

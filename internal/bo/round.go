@@ -90,6 +90,9 @@ func (p *roundsLoop[O]) round(n int) (*Stop, error) {
 		return nil, nil
 	}
 	rec := Round{Start: b.start, Version: r.version.current, Queries: b.queries, Pending: b.pending, TR: b.tr, GPKept: b.gpKept}
+	if b.bel != nil {
+		rec.GPUpdate = b.bel.spent.Seconds()
+	}
 	if err := r.journal.file.append(record{Round: &rec}); err != nil {
 		return nil, fmt.Errorf("bo: %w", err)
 	}
