@@ -152,23 +152,17 @@ func TestLoopCostToyRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkToyCost(t, dir, res)
-			if repeats == bo.RepeatsSkip {
-				f, err := os.Open(filepath.Join(dir, bo.JournalFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				if sums := journalSums(t, f); !(sums["gp_update"] > 0) {
-					t.Errorf("the rounds time no conditioning of their GP (gp_update %v)", sums["gp_update"])
-				}
+			sums := checkToyCost(t, dir, res)
+			if repeats == bo.RepeatsSkip && !(sums["gp_update"] > 0) {
+				t.Errorf("the rounds time no conditioning of their GP (gp_update %v)", sums["gp_update"])
 			}
 		})
 	}
 }
 
-// checkToyCost checks the cost of the toy run res in dir.
-func checkToyCost(t *testing.T, dir string, res *bo.Result) {
+// checkToyCost checks the cost of the toy run res in dir and returns its
+// journal's sums (journalSums).
+func checkToyCost(t *testing.T, dir string, res *bo.Result) map[string]float64 {
 	t.Helper()
 	c, err := bo.ReadLoopCost(dir)
 	if err != nil {
@@ -192,7 +186,8 @@ func checkToyCost(t *testing.T, dir string, res *bo.Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkCostSums(t, c, journalSums(t, bytes.NewReader(b)))
+	sums := journalSums(t, bytes.NewReader(b))
+	checkCostSums(t, c, sums)
 
 	gz := t.TempDir()
 	var buf bytes.Buffer
@@ -214,6 +209,20 @@ func checkToyCost(t *testing.T, dir string, res *bo.Result) {
 	if !reflect.DeepEqual(g, c) {
 		t.Errorf("gzipped journal with a torn line:\n%+v\nwant\n%+v", g, c)
 	}
+	return sums
+}
+
+// linesCost writes lines as dir's journal and returns its cost.
+func linesCost(t *testing.T, dir string, lines []string) bo.LoopCost {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := bo.ReadLoopCost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestLoopCostCommitted reads a committed run's gzipped journal (molecule,
@@ -260,13 +269,7 @@ func TestLoopCostShares(t *testing.T) {
 			`{"i":3,"version":0,"round":3,"z":[0],"object":"b","valid":true,"score":0,"incumbent":1,"acq":0,"ei":0,"timing":{"acq":2,"total":0}}` +
 			`],"pending":[3]},"cpu_s":4}`,
 	}
-	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := bo.ReadLoopCost(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := linesCost(t, dir, lines)
 	if c.Queries != 3 || c.Evaluations != 1 || c.Versions != 1 || c.Lines != 6 || c.CPULines != 6 {
 		t.Errorf("%d queries, %d distinct evaluations, %d versions, %d lines (%d with CPU), want 3, 1, 1, 6, 6",
 			c.Queries, c.Evaluations, c.Versions, c.Lines, c.CPULines)
@@ -308,13 +311,7 @@ func TestLoopCostFeaturisation(t *testing.T) {
 		`{"eval":{"i":0,"score":1,"eval_s":1},"cpu_s":0.5}`,
 		`{"version":{"version":1,"file":"model-v1/model.pt","points":11,"epochs":1,"retrain_s":2,"featurise_cpu_s":5},"cpu_s":4}`,
 	}
-	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := bo.ReadLoopCost(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := linesCost(t, dir, lines)
 	// Version 0: 6 of its 10 CPU s featurised, 4 retrained. The round: 1 of
 	// 3 featurised, 2 over encode 1 and gp_fit 1. Version 1: its 5
 	// featurised CPU s are more than the line's 4 (clock granularity,
@@ -340,13 +337,7 @@ func TestLoopCostFeaturisation(t *testing.T) {
 	lines[0] = strings.Replace(lines[0], `,"featurise_cpu_s":6`, "", 1)
 	lines[1] = strings.Replace(lines[1], `"featurise_cpu":1,`, "", 1)
 	lines[3] = strings.Replace(lines[3], `,"featurise_cpu_s":5`, "", 1)
-	if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = bo.ReadLoopCost(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range c.Stages {
+	for _, s := range linesCost(t, dir, lines).Stages {
 		if s.Stage == bo.StageCostFeaturise {
 			t.Errorf("a run without featurisation on demand lists it: %+v", s)
 		}
@@ -364,18 +355,7 @@ func TestLoopCostGPUpdate(t *testing.T) {
 			`],"pending":[0],"gp_update":4},"cpu_s":4}`,
 		`{"eval":{"i":0,"score":1,"eval_s":1},"cpu_s":0.5}`,
 	}
-	write := func() bo.LoopCost {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, bo.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		c, err := bo.ReadLoopCost(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	c := write()
+	c := linesCost(t, dir, lines)
 	// The round: 4 CPU s over gp_fit 1, gp_update 4, acq 2, decode 1.
 	want := map[string][2]float64{ // stage: wall s, CPU s
 		bo.StageCostGPFit: {1, 0.5}, bo.StageCostGPUpdate: {4, 2}, bo.StageCostAcq: {2, 1}, bo.StageCostDecode: {1, 0.5},
@@ -392,7 +372,7 @@ func TestLoopCostGPUpdate(t *testing.T) {
 		t.Errorf("GP conditioning is stage %d of %v, want the one after the GP fit", i, c.Stages)
 	}
 	lines[0] = strings.Replace(lines[0], `,"gp_update":4`, "", 1)
-	for _, s := range write().Stages {
+	for _, s := range linesCost(t, dir, lines).Stages {
 		if s.Stage == bo.StageCostGPUpdate {
 			t.Errorf("a run without timed conditioning lists it: %+v", s)
 		}

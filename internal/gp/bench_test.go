@@ -41,11 +41,7 @@ func BenchmarkSGPREval(b *testing.B) {
 func BenchmarkPredictGradBatch(b *testing.B) {
 	defer openblas.OneThread()()
 	const d = 25
-	p := NewBenchProblem(2000, d, 500, 1)
-	model, err := New(p.X, p.Y, Spec{Kernel: RBF, Inducing: p.Inducing}, p.Hyper)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, model := benchPosterior(b, 2000, d, 500)
 	for _, q := range []int{50, 10} {
 		b.Run(fmt.Sprintf("q=%d", q), func(b *testing.B) {
 			x := mat.NewDense(q, d, nil)
@@ -68,11 +64,7 @@ func BenchmarkPredictGradBatch(b *testing.B) {
 func BenchmarkConditionGrow(b *testing.B) {
 	defer openblas.OneThread()()
 	const d = 56
-	p := NewBenchProblem(10000, d, 500, 1)
-	model, err := New(p.X, p.Y, Spec{Kernel: RBF, Inducing: p.Inducing}, p.Hyper)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, model := benchPosterior(b, 10000, d, 500)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for b.Loop() {
 		x := make([]float64, d)
@@ -85,4 +77,16 @@ func BenchmarkConditionGrow(b *testing.B) {
 		}
 		model = next
 	}
+}
+
+// benchPosterior returns the benchmarks' problem of n points in d dimensions
+// with m inducing points and its RBF SGPR posterior.
+func benchPosterior(b *testing.B, n, d, m int) (BenchProblem, *Model) {
+	b.Helper()
+	p := NewBenchProblem(n, d, m, 1)
+	model, err := New(p.X, p.Y, Spec{Kernel: RBF, Inducing: p.Inducing}, p.Hyper)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, model
 }

@@ -51,20 +51,20 @@ type conditioning struct {
 // made once, on first use: adding an inducing point then needs the
 // kernel's values at the new point only.
 type fitCorrelations struct {
-	n, m int
+	xs   blas64.General // the N0 points' scaled inputs (conditioning.xs's first rows)
+	xsSq []float64
+	m    int
 	once sync.Once
 	kc   blas64.General
 }
 
-// get returns the correlations, making them from the posterior's scaled
-// inputs and centres on the first call.
-func (f *fitCorrelations) get(k Kernel, cd *conditioning, centres blas64.General, centresSq []float64) blas64.General {
+// get returns the correlations, making them with the first m of centres on
+// the first call.
+func (f *fitCorrelations) get(k Kernel, centres blas64.General, centresSq []float64) blas64.General {
 	f.once.Do(func() {
-		d := centres.Cols
-		xs := blas64.General{Rows: f.n, Cols: d, Stride: d, Data: cd.xs[:f.n*d]}
-		z := blas64.General{Rows: f.m, Cols: d, Stride: centres.Stride, Data: centres.Data}
-		f.kc = newGeneral(f.n, f.m)
-		crossCorr(k, xs, cd.xsSq[:f.n], z, centresSq[:f.m], f.kc, blas64.General{})
+		z := blas64.General{Rows: f.m, Cols: centres.Cols, Stride: centres.Stride, Data: centres.Data}
+		f.kc = newGeneral(f.xs.Rows, f.m)
+		crossCorr(k, f.xs, f.xsSq, z, centresSq[:f.m], f.kc, blas64.General{})
 	})
 	return f.kc
 }
@@ -78,7 +78,8 @@ func (cd *conditioning) keepData(xh blas64.General, xhSq, r []float64, kuuJit fl
 	cd.xsSq = append([]float64(nil), xhSq[:xh.Rows]...)
 	cd.r = append([]float64(nil), r[:xh.Rows]...)
 	cd.jit = kuuJit
-	cd.fitCorr = &fitCorrelations{n: xh.Rows, m: m}
+	cd.fitCorr = &fitCorrelations{xs: blas64.General{Rows: xh.Rows, Cols: xh.Cols, Stride: xh.Cols, Data: cd.xs},
+		xsSq: cd.xsSq, m: m}
 }
 
 // sparseConditioning returns the sparse GP's conditioning state from the

@@ -134,12 +134,12 @@ func (m *Model) growSums(centres blas64.General, centresSq, w []float64) (g []fl
 	cd := p.cond
 	mm, d := centres.Rows-1, centres.Cols
 	fit := cd.fitCorr
-	n0, m0 := fit.n, fit.m
-	kc := fit.get(m.kernel, cd, centres, centresSq)
+	n0, m0 := fit.xs.Rows, fit.m
+	kc := fit.get(m.kernel, centres, centresSq)
 	newCentre := blas64.General{Rows: 1, Cols: d, Stride: d, Data: centres.Data[mm*centres.Stride : mm*centres.Stride+d]}
 	col = make([]float64, n0)
-	crossCorr(m.kernel, blas64.General{Rows: n0, Cols: d, Stride: d, Data: cd.xs[:n0*d]}, cd.xsSq[:n0],
-		newCentre, centresSq[mm:], blas64.General{Rows: n0, Cols: 1, Stride: 1, Data: col}, blas64.General{})
+	crossCorr(m.kernel, fit.xs, fit.xsSq, newCentre, centresSq[mm:], blas64.General{Rows: n0, Cols: 1, Stride: 1, Data: col},
+		blas64.General{})
 
 	// kfv = s col; g = s K_corrᵀ kfv; kw = s K_corr w, K_corr = [kc, grown...].
 	kfv := make([]float64, n0)
