@@ -90,9 +90,10 @@ func analyzeFlags(t task.Task) []cli.Flag {
 
 // latentSet is one input of an analysis.
 type latentSet struct {
-	name string
-	z    *mat.Dense
-	y    []float64
+	name  string
+	z     *mat.Dense
+	y     []float64
+	total int // the points z was picked from (len(y) when all)
 }
 
 func gpLogLikAction(c *cli.Context, t task.Task) error {
@@ -201,7 +202,7 @@ func analyzeInputs(c *cli.Context, t task.Task) ([]latentSet, []string, error) {
 	var notes []string
 	var err error
 	if len(vaes) > 0 {
-		sets, notes, err = encodeSets(c, t, vaes)
+		sets, notes, err = encodeSets(c, t, vaes, c.Int("max-points"), c.Uint64("seed"))
 	} else {
 		sets, notes, err = readSets(lats, scores)
 	}
@@ -213,8 +214,11 @@ func analyzeInputs(c *cli.Context, t task.Task) ([]latentSet, []string, error) {
 	}
 	if m := c.Int("max-points"); m > 0 {
 		for i := range sets {
-			if n := len(sets[i].y); n > m {
-				sets[i].z, sets[i].y = subsample(sets[i].z, sets[i].y, m, c.Uint64("seed"))
+			n := sets[i].total
+			if n > m {
+				if len(sets[i].y) == n { // read whole; encodeSets picked already
+					sets[i].z, sets[i].y = subsample(sets[i].z, sets[i].y, m, c.Uint64("seed"))
+				}
 				notes = append(notes, fmt.Sprintf("%s: a random subset of %d of the %d points", sets[i].name, m, n))
 			}
 		}
@@ -236,8 +240,10 @@ func labelSets(c *cli.Context, sets []latentSet) error {
 	return nil
 }
 
-// encodeSets encodes the task's labelled data with each VAE.
-func encodeSets(c *cli.Context, t task.Task, vaes []string) ([]latentSet, []string, error) {
+// encodeSets encodes the task's labelled data with each VAE: all of it, or
+// when there are more than maxPoints (> 0) labelled points the random subset
+// that subsample would keep, the only points encoded.
+func encodeSets(c *cli.Context, t task.Task, vaes []string, maxPoints int, seed uint64) ([]latentSet, []string, error) {
 	if t == nil {
 		return nil, nil, fmt.Errorf("--vae: no task (give --task)")
 	}
@@ -250,20 +256,33 @@ func encodeSets(c *cli.Context, t task.Task, vaes []string) ([]latentSet, []stri
 		return nil, nil, err
 	}
 	env.Device = dev
+	var rows func(n int) []int
+	if maxPoints > 0 {
+		rows = func(n int) []int {
+			if n <= maxPoints {
+				return nil
+			}
+			return subsetRows(n, maxPoints, seed)
+		}
+	}
 	var sets []latentSet
 	var source string
 	for _, path := range vaes {
 		if err := task.CheckCheckpoint(t, path); err != nil {
 			return nil, nil, fmt.Errorf("--vae %s: %w", path, err)
 		}
-		z, y, src, err := t.EncodeDataset(env, path)
+		enc, err := t.EncodeDataset(env, path, rows)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--vae %s: %w", path, err)
 		}
-		source = src
-		sets = append(sets, latentSet{name: stem(path), z: mat.NewDense(len(y), len(z)/len(y), z), y: y})
+		if len(enc.Scores) == 0 {
+			return nil, nil, fmt.Errorf("--vae %s: no labelled point to encode", path)
+		}
+		source = enc.Source
+		n := len(enc.Scores)
+		sets = append(sets, latentSet{name: stem(path), z: mat.NewDense(n, len(enc.Z)/n, enc.Z), y: enc.Scores, total: enc.Total})
 	}
-	notes := []string{fmt.Sprintf("task %s: %d labelled points from %s, encoder means", t.Name(), len(sets[0].y), source)}
+	notes := []string{fmt.Sprintf("task %s: %d labelled points from %s, encoder means", t.Name(), sets[0].total, source)}
 	return sets, notes, nil
 }
 
@@ -282,15 +301,21 @@ func readSets(lats, scores []string) ([]latentSet, []string, error) {
 		if n, _ := z.Dims(); n != len(y) {
 			return nil, nil, fmt.Errorf("%s has %d points but %s has %d scores", lats[i], n, scores[i], len(y))
 		}
-		sets = append(sets, latentSet{name: stem(lats[i]), z: z, y: y})
+		sets = append(sets, latentSet{name: stem(lats[i]), z: z, y: y, total: len(y)})
 	}
 	return sets, []string{"latent points and scores read from .npy files"}, nil
+}
+
+// subsetRows returns the indices of m of n points drawn at random with seed:
+// the rows subsample keeps, and those encodeSets encodes.
+func subsetRows(n, m int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, 0x5ab)).Perm(n)[:m]
 }
 
 // subsample returns m random rows of z and their scores.
 func subsample(z *mat.Dense, y []float64, m int, seed uint64) (*mat.Dense, []float64) {
 	_, d := z.Dims()
-	idx := rand.New(rand.NewPCG(seed, 0x5ab)).Perm(len(y))[:m]
+	idx := subsetRows(len(y), m, seed)
 	zs, ys := mat.NewDense(m, d, nil), make([]float64, m)
 	for i, j := range idx {
 		zs.SetRow(i, z.RawRowView(j))

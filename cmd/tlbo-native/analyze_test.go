@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/tlbo-native/tlbo-native/internal/analysis"
 	"github.com/tlbo-native/tlbo-native/internal/bo"
@@ -104,6 +105,57 @@ func TestAnalyzeVAE(t *testing.T) {
 	txt, _ := os.ReadFile(filepath.Join(out, "gp_loglik.txt"))
 	if !strings.Contains(string(txt), "task expression: 160 labelled points") || !strings.Contains(string(txt), "\ngvae ") {
 		t.Errorf("gp_loglik.txt:\n%s", txt)
+	}
+	if err := runAnalyze("latent-distances", "--task", "expression", "--data-dir", data, "--vae", vae, "--max-points", "50",
+		"--seed", "7", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	txt, _ = os.ReadFile(filepath.Join(out, "latent_distances.txt"))
+	for _, want := range []string{"task expression: 160 labelled points", "gvae: a random subset of 50 of the 160 points", "25/25"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("latent_distances.txt lacks %q:\n%s", want, txt)
+		}
+	}
+	checkEncodeSubset(t, data, vae)
+}
+
+// checkEncodeSubset checks that EncodeDataset with rows encodes the points
+// that subsample keeps of the whole data's encoding: the same scores, and
+// encoder means equal to float32 rounding (the grammar VAE's encoder works
+// in float32 on batches of other sizes and compositions, so the products'
+// summation order may differ; its means are of order 1 and sums of a few
+// hundred terms, hence 1e-5).
+func checkEncodeSubset(t *testing.T, data, vae string) {
+	t.Helper()
+	tk, err := task.Lookup("expression")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &task.Env{Opts: task.Values{}, DataDir: data, Device: torch.CPU}
+	all, err := tk.EncodeDataset(env, vae, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked int
+	sub, err := tk.EncodeDataset(env, vae, func(n int) []int { asked = n; return subsetRows(n, 50, 7) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != 160 || all.Total != 160 || sub.Total != 160 || len(all.Scores) != 160 || len(sub.Scores) != 50 {
+		t.Fatalf("rows asked for %d points; totals %d and %d, %d and %d scores, want 160 and 50", asked, all.Total, sub.Total,
+			len(all.Scores), len(sub.Scores))
+	}
+	d := len(all.Z) / 160
+	z := mat.NewDense(160, d, all.Z)
+	wantZ, wantY := subsample(z, all.Scores, 50, 7)
+	if !slices.Equal(sub.Scores, wantY) {
+		t.Errorf("subset scores %v, want %v", sub.Scores, wantY)
+	}
+	if got := mat.NewDense(50, d, sub.Z); !mat.EqualApprox(got, wantZ, 1e-5) {
+		t.Errorf("subset encoder means differ from the whole encoding's rows by more than 1e-5")
+	}
+	if _, err := tk.EncodeDataset(env, vae, func(int) []int { return []int{3, 160} }); err == nil || !strings.Contains(err.Error(), "row 160 of 160") {
+		t.Errorf("row out of range: %v", err)
 	}
 }
 

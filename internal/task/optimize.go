@@ -161,28 +161,41 @@ func (d *Defined[O, E]) Optimize(env *Env, req OptimizeRequest) (res *bo.Result,
 	return res, d.s.Plots(env, req.Options.Dir, best)
 }
 
-// EncodeDataset returns the encoder means (n x latent, row-major) of the
-// task's labelled data under the checkpoint vae, with their scores and the
-// data's source.
-func (d *Defined[O, E]) EncodeDataset(env *Env, vae string) ([]float64, []float64, string, error) {
+// EncodeDataset returns the encoder means of the task's labelled data (the
+// points that rows picks, or all) under the checkpoint vae, with their
+// scores and the data's source. Picking before featurising matters on
+// molecules: an analysis of 10,000 of ZINC's 210,770 would otherwise encode
+// them all under every network.
+func (d *Defined[O, E]) EncodeDataset(env *Env, vae string, rows func(n int) []int) (Encoded, error) {
 	net, _, err := d.loadNetwork(env, vae)
 	if err != nil {
-		return nil, nil, "", err
+		return Encoded{}, err
 	}
 	defer net.Close()
 	ds, err := d.Dataset(env)
 	if err != nil {
-		return nil, nil, "", err
+		return Encoded{}, err
 	}
-	ex, err := d.examples(ds.Objects, nil, nil)
+	objs, scores := ds.Objects, ds.Scores
+	if rows != nil {
+		idx := rows(len(objs))
+		objs, scores = make([]O, len(idx)), make([]float64, len(idx))
+		for i, j := range idx {
+			if j < 0 || j >= len(ds.Objects) {
+				return Encoded{}, fmt.Errorf("encode: row %d of %d labelled points", j, len(ds.Objects))
+			}
+			objs[i], scores[i] = ds.Objects[j], ds.Scores[j]
+		}
+	}
+	ex, err := d.examples(objs, nil, nil)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("encode: %w", err)
+		return Encoded{}, fmt.Errorf("encode: %w", err)
 	}
 	z, err := models.EncodeMeans(net, ex)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("encode: %w", err)
+		return Encoded{}, fmt.Errorf("encode: %w", err)
 	}
-	return z, ds.Scores, ds.Source, nil
+	return Encoded{Z: z, Scores: scores, Total: len(ds.Objects), Source: ds.Source}, nil
 }
 
 // runIdentity returns the settings of a run that the task layer owns, as

@@ -55,11 +55,26 @@ type Task interface {
 	// Decode writes the objects decoded from latent points.
 	Decode(env *Env, req DecodeRequest) error
 	// EncodeDataset returns the encoder means of the task's labelled data
-	// under a checkpoint (n x latent, row-major), with the scores and the
-	// data's source (the paper's analyses).
-	EncodeDataset(env *Env, vae string) (z []float64, scores []float64, source string, err error)
+	// under a checkpoint, with their scores and the data's source (the
+	// paper's analyses). rows, given the number n of labelled points,
+	// returns the indices of those to encode, in the order wanted; nil
+	// encodes all n in their order. Only the picked points are featurised
+	// and encoded.
+	EncodeDataset(env *Env, vae string, rows func(n int) []int) (Encoded, error)
 	// Import converts a checkpoint of the authors' code into ours.
 	Import(env *Env, req ImportRequest) error
+}
+
+// Encoded is what EncodeDataset returns.
+type Encoded struct {
+	// Z holds the encoder means, len(Scores) x latent, row-major.
+	Z []float64
+	// Scores are the encoded points' scores, in Z's order.
+	Scores []float64
+	// Total is the number of labelled points the rows were picked from.
+	Total int
+	// Source describes the data.
+	Source string
 }
 
 // Env is what a verb hands a task: the values of the task's options and the
