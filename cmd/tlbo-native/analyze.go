@@ -80,7 +80,7 @@ func analyzeFlags(t task.Task) []cli.Flag {
 		&cli.StringSliceFlag{Name: "latents", Usage: "latent points (N x d .npy) instead of --vae; repeat for several"},
 		&cli.StringSliceFlag{Name: "scores", Usage: "scores (N .npy) of the --latents, one per --latents"},
 		&cli.StringSliceFlag{Name: "name", Usage: "label of each input, in order (default: the file name)"},
-		&cli.IntFlag{Name: "max-points", Usage: "analyse a random subset of this many labelled points (0: all)"},
+		&cli.IntFlag{Name: "max-points", Usage: "analyse a random subset of this many labelled points, with --vae the only ones encoded (0: all)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed of the splits, subsets and sampled pairs"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
 		cliutil.DeviceFlag(), cliutil.ThreadsFlag(),
