@@ -204,7 +204,7 @@ func analyzeInputs(c *cli.Context, t task.Task) ([]latentSet, []string, error) {
 	if len(vaes) > 0 {
 		sets, notes, err = encodeSets(c, t, vaes, c.Int("max-points"), c.Uint64("seed"))
 	} else {
-		sets, notes, err = readSets(lats, scores)
+		sets, notes, err = readSets(lats, scores, c.Int("max-points"), c.Uint64("seed"))
 	}
 	if err != nil {
 		return nil, nil, err
@@ -212,15 +212,9 @@ func analyzeInputs(c *cli.Context, t task.Task) ([]latentSet, []string, error) {
 	if err := labelSets(c, sets); err != nil {
 		return nil, nil, err
 	}
-	if m := c.Int("max-points"); m > 0 {
-		for i := range sets {
-			n := sets[i].total
-			if n > m {
-				if len(sets[i].y) == n { // read whole; encodeSets picked already
-					sets[i].z, sets[i].y = subsample(sets[i].z, sets[i].y, m, c.Uint64("seed"))
-				}
-				notes = append(notes, fmt.Sprintf("%s: a random subset of %d of the %d points", sets[i].name, m, n))
-			}
+	for _, s := range sets { // after labelSets: the notes name the sets as the tables do
+		if m := c.Int("max-points"); subsetOf(s.total, m) {
+			notes = append(notes, fmt.Sprintf("%s: a random subset of %d of the %d points", s.name, m, s.total))
 		}
 	}
 	return sets, notes, nil
@@ -256,14 +250,11 @@ func encodeSets(c *cli.Context, t task.Task, vaes []string, maxPoints int, seed 
 		return nil, nil, err
 	}
 	env.Device = dev
-	var rows func(n int) []int
-	if maxPoints > 0 {
-		rows = func(n int) []int {
-			if n <= maxPoints {
-				return nil
-			}
-			return subsetRows(n, maxPoints, seed)
+	rows := func(n int) []int {
+		if !subsetOf(n, maxPoints) {
+			return nil
 		}
+		return subsetRows(n, maxPoints, seed)
 	}
 	var sets []latentSet
 	var source string
@@ -286,8 +277,9 @@ func encodeSets(c *cli.Context, t task.Task, vaes []string, maxPoints int, seed 
 	return sets, notes, nil
 }
 
-// readSets reads --latents and --scores pairs.
-func readSets(lats, scores []string) ([]latentSet, []string, error) {
+// readSets reads --latents and --scores pairs, each subsampled to maxPoints
+// (> 0) as encodeSets picks its rows.
+func readSets(lats, scores []string, maxPoints int, seed uint64) ([]latentSet, []string, error) {
 	var sets []latentSet
 	for i := range lats {
 		z, err := readMatrix(lats[i])
@@ -301,10 +293,17 @@ func readSets(lats, scores []string) ([]latentSet, []string, error) {
 		if n, _ := z.Dims(); n != len(y) {
 			return nil, nil, fmt.Errorf("%s has %d points but %s has %d scores", lats[i], n, scores[i], len(y))
 		}
-		sets = append(sets, latentSet{name: stem(lats[i]), z: z, y: y, total: len(y)})
+		total := len(y)
+		if subsetOf(total, maxPoints) {
+			z, y = subsample(z, y, maxPoints, seed)
+		}
+		sets = append(sets, latentSet{name: stem(lats[i]), z: z, y: y, total: total})
 	}
 	return sets, []string{"latent points and scores read from .npy files"}, nil
 }
+
+// subsetOf says whether --max-points m (0: all) keeps a subset of n points.
+func subsetOf(n, m int) bool { return m > 0 && n > m }
 
 // subsetRows returns the indices of m of n points drawn at random with seed:
 // the rows subsample keeps, and those encodeSets encodes.

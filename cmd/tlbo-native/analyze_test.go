@@ -116,6 +116,14 @@ func TestAnalyzeVAE(t *testing.T) {
 			t.Errorf("latent_distances.txt lacks %q:\n%s", want, txt)
 		}
 	}
+	// --max-points above the data's size analyses all of it.
+	if err := runAnalyze("latent-distances", "--task", "expression", "--data-dir", data, "--vae", vae, "--max-points", "500",
+		"--out", out); err != nil {
+		t.Fatal(err)
+	}
+	if txt, _ = os.ReadFile(filepath.Join(out, "latent_distances.txt")); strings.Contains(string(txt), "a random subset") || !strings.Contains(string(txt), "80/80") {
+		t.Errorf("latent_distances.txt of --max-points 500 over 160 points:\n%s", txt)
+	}
 	checkEncodeSubset(t, data, vae)
 }
 

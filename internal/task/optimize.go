@@ -177,8 +177,7 @@ func (d *Defined[O, E]) EncodeDataset(env *Env, vae string, rows func(n int) []i
 		return Encoded{}, err
 	}
 	objs, scores := ds.Objects, ds.Scores
-	if rows != nil {
-		idx := rows(len(objs))
+	if idx := pickRows(rows, len(objs)); idx != nil {
 		objs, scores = make([]O, len(idx)), make([]float64, len(idx))
 		for i, j := range idx {
 			if j < 0 || j >= len(ds.Objects) {
@@ -196,6 +195,14 @@ func (d *Defined[O, E]) EncodeDataset(env *Env, vae string, rows func(n int) []i
 		return Encoded{}, fmt.Errorf("encode: %w", err)
 	}
 	return Encoded{Z: z, Scores: scores, Total: len(ds.Objects), Source: ds.Source}, nil
+}
+
+// pickRows is rows(n), or nil (all n points) when rows is nil.
+func pickRows(rows func(n int) []int, n int) []int {
+	if rows == nil {
+		return nil
+	}
+	return rows(n)
 }
 
 // runIdentity returns the settings of a run that the task layer owns, as

@@ -57,9 +57,9 @@ type Task interface {
 	// EncodeDataset returns the encoder means of the task's labelled data
 	// under a checkpoint, with their scores and the data's source (the
 	// paper's analyses). rows, given the number n of labelled points,
-	// returns the indices of those to encode, in the order wanted; nil
-	// encodes all n in their order. Only the picked points are featurised
-	// and encoded.
+	// returns the indices of those to encode, in the order wanted, or nil
+	// for all n in their order (as a nil rows does). Only the picked points
+	// are featurised and encoded.
 	EncodeDataset(env *Env, vae string, rows func(n int) []int) (Encoded, error)
 	// Import converts a checkpoint of the authors' code into ours.
 	Import(env *Env, req ImportRequest) error
